@@ -1,0 +1,100 @@
+"""The repository configuration, ``streamwarden.yaml``: contract globs, extra policy dirs, fail_on,
+named environments. Connection details live here or in the environment, never in a contract."""
+
+from __future__ import annotations
+
+import os
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from streamwarden.contracts.load import display_path
+from streamwarden.contracts.normalize import convert_units, lower_enums
+from streamwarden.contracts.schemawalk import SchemaWalker
+from streamwarden.contracts.validate import validate_document
+from streamwarden.errors import ContractErrors, InputError
+from streamwarden.resources import CONFIG_SCHEMA, load_schema
+from streamwarden.yamlsafe import load_single
+
+CONFIG_NAMES = ("streamwarden.yaml", "streamwarden.yml")
+FAIL_ON = ("error", "warning", "never")
+_ENV_REF = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)\}")
+
+
+@dataclass
+class Config:
+    root: Path
+    file: str | None = None
+    contracts: list[str] = field(default_factory=lambda: ["contracts/**/*.yaml"])
+    policies: list[Path] = field(default_factory=list)
+    fail_on: str = "error"
+    environments: dict[str, Any] = field(default_factory=dict)
+
+    def environment(self, name: str) -> dict[str, Any]:
+        if name not in self.environments:
+            known = ", ".join(sorted(self.environments)) or "none"
+            raise InputError(
+                f"unknown environment '{name}' (configured: {known})",
+                file=self.file,
+                hint="environments are declared under `environments:` in streamwarden.yaml",
+            )
+        env: dict[str, Any] = expand_env(self.environments[name])
+        return env
+
+
+def find_config(explicit: str | None, cwd: Path) -> Path | None:
+    if explicit:
+        p = Path(explicit)
+        if not p.exists():
+            raise InputError("configuration file does not exist", file=explicit)
+        return p
+    for name in CONFIG_NAMES:
+        p = cwd / name
+        if p.is_file():
+            return p
+    return None
+
+
+def load_config(explicit: str | None = None, cwd: Path | None = None) -> Config:
+    cwd = cwd or Path.cwd()
+    path = find_config(explicit, cwd)
+    if path is None:
+        return Config(root=cwd)
+    root = path.resolve().parent
+    shown = display_path(path, cwd)
+    doc = load_single(path, shown)
+    if not isinstance(doc.data, dict):
+        raise InputError("streamwarden.yaml must be a mapping at the top level", file=shown, line=doc.start_line)
+    schema = load_schema(CONFIG_SCHEMA)
+    walker = SchemaWalker(schema)
+    prepared = lower_enums(walker, schema, doc.data)
+    errors = validate_document(doc, prepared, schema, what="configuration")
+    if errors:
+        raise ContractErrors(list(errors))
+    data = convert_units(walker, schema, prepared)
+    return Config(
+        root=root,
+        file=shown,
+        contracts=list(data.get("contracts") or ["contracts/**/*.yaml"]),
+        policies=[(root / p) for p in data.get("policies") or []],
+        fail_on=str(data.get("fail_on") or "error"),
+        environments=dict(data.get("environments") or {}),
+    )
+
+
+def expand_env(value: Any) -> Any:
+    """``${NAME}`` in a string value is replaced by the environment variable (never logged)."""
+    if isinstance(value, str):
+        def repl(m: re.Match[str]) -> str:
+            name = m.group(1)
+            if name not in os.environ:
+                raise InputError(f"environment variable {name} is not set (referenced as ${{{name}}})")
+            return os.environ[name]
+
+        return _ENV_REF.sub(repl, value)
+    if isinstance(value, dict):
+        return {k: expand_env(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [expand_env(v) for v in value]
+    return value

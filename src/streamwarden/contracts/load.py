@@ -1,0 +1,188 @@
+"""Finding and loading contracts: safe YAML, schema validation with line numbers, normalization."""
+
+from __future__ import annotations
+
+import os
+import re
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from streamwarden.contracts.normalize import lower_enums, normalize_contract
+from streamwarden.contracts.schemawalk import SchemaWalker
+from streamwarden.contracts.validate import validate_document
+from streamwarden.errors import ContractErrors, InputError, StreamwardenError
+from streamwarden.resources import CONTRACT_SCHEMA, load_schema
+from streamwarden.yamlsafe import YamlDocument, load_single, parse_documents, read_text
+
+KIND = "PipelineContract"
+API_VERSION = "streamwarden/v1"
+_KIND_LINE = re.compile(r"^kind:\s*[\"']?PipelineContract[\"']?\s*(#.*)?$", re.MULTILINE)
+_SKIP_DIRS = {".git", ".venv", "venv", "node_modules", "__pycache__", ".tox", ".mypy_cache"}
+
+
+@dataclass
+class Contract:
+    """One loaded pipeline contract."""
+
+    name: str
+    file: str  # as shown to the user (root-relative where possible)
+    path: Path  # absolute
+    data: dict[str, Any]  # normalized: durations ms, sizes bytes, enums lower-case
+    raw: dict[str, Any]  # as written (after YAML parsing)
+    doc: YamlDocument = field(repr=False)
+
+    @property
+    def directory(self) -> Path:
+        return self.path.parent
+
+    def line_of(self, path: str) -> int:
+        return self.doc.line_of(path)
+
+
+def display_path(path: Path, root: Path) -> str:
+    """Root-relative with forward slashes where possible (SARIF and annotations need it)."""
+    try:
+        return path.resolve().relative_to(root.resolve()).as_posix()
+    except ValueError:
+        return os.path.relpath(path.resolve(), root.resolve()) if _same_drive(path, root) else str(path)
+
+
+def _same_drive(a: Path, b: Path) -> bool:
+    return os.path.splitdrive(str(a.resolve()))[0] == os.path.splitdrive(str(b.resolve()))[0]
+
+
+def load_contract(path: Path, root: Path, text: str | None = None) -> Contract:
+    """Load one contract file; raises ContractErrors (all errors of the file) or InputError."""
+    shown = display_path(path, root)
+    if text is None:
+        doc = load_single(path, shown)
+    else:
+        docs = [d for d in parse_documents(text, shown) if d.data is not None]
+        if not docs:
+            raise InputError("the file is empty (no YAML document)", file=shown, line=1)
+        if len(docs) > 1:
+            raise InputError(f"expected one YAML document, found {len(docs)}", file=shown, line=docs[1].start_line)
+        doc = docs[0]
+    return contract_from_document(doc, path)
+
+
+def contract_from_document(doc: YamlDocument, path: Path) -> Contract:
+    shown = doc.file
+    if not isinstance(doc.data, dict):
+        kind = "a list" if isinstance(doc.data, list) else f"a single value ({doc.data!r})"[:80]
+        raise InputError(
+            f"a contract must be a mapping at the top level, not {kind}",
+            file=shown,
+            line=doc.start_line,
+            hint="start the file with `apiVersion: streamwarden/v1` and `kind: PipelineContract`",
+        )
+    schema = load_schema(CONTRACT_SCHEMA)
+    prepared = lower_enums(SchemaWalker(schema), schema, doc.data)
+    errors = validate_document(doc, prepared, schema)
+    if errors:
+        raise ContractErrors(list(errors))
+    data = normalize_contract(prepared, schema)
+    return Contract(
+        name=str(data["metadata"]["name"]), file=shown, path=path.resolve(), data=data, raw=doc.data, doc=doc
+    )
+
+
+def discover_contracts(paths: Sequence[str], root: Path, globs: Iterable[str] = ()) -> tuple[list[Path], list[StreamwardenError]]:
+    """Files to load: FILE args as given; DIR args searched for YAML whose kind is PipelineContract.
+
+    With no paths, the config's globs (relative to ``root``). YAML that does not parse is returned as a
+    candidate (it may be a broken contract), so the caller reports it.
+    """
+    found: list[Path] = []
+    errors: list[StreamwardenError] = []
+    if not paths:
+        for pattern in globs or ["contracts/**/*.yaml"]:
+            for p in sorted(root.glob(pattern)):
+                if p.is_file() and _looks_like_contract(p):
+                    found.append(p)
+        return _dedupe(found), errors
+    for arg in paths:
+        p = Path(arg)
+        if p.is_dir():
+            for f in _walk_yaml(p):
+                if _looks_like_contract(f):
+                    found.append(f)
+        elif p.exists():
+            found.append(p)
+        else:
+            errors.append(
+                InputError(
+                    "path does not exist",
+                    file=arg,
+                    hint="give a contract file or a directory that holds contracts",
+                )
+            )
+    return _dedupe(found), errors
+
+
+def _walk_yaml(directory: Path) -> list[Path]:
+    out: list[Path] = []
+    for dirpath, dirnames, filenames in os.walk(directory):
+        dirnames[:] = sorted(d for d in dirnames if d not in _SKIP_DIRS and not d.startswith("."))
+        for name in sorted(filenames):
+            if name.endswith((".yaml", ".yml")) and name not in ("streamwarden.yaml", "streamwarden.yml"):
+                out.append(Path(dirpath) / name)
+    return out
+
+
+def _looks_like_contract(path: Path) -> bool:
+    """kind: PipelineContract at the top level; unparseable YAML counts (reported by the loader)."""
+    try:
+        text = read_text(path)
+    except InputError:
+        return True
+    if _KIND_LINE.search(text):
+        return True
+    try:
+        docs = parse_documents(text, str(path))
+    except InputError:
+        return True
+    return any(isinstance(d.data, dict) and d.data.get("kind") == KIND for d in docs)
+
+
+def _dedupe(paths: list[Path]) -> list[Path]:
+    seen: set[Path] = set()
+    out = []
+    for p in paths:
+        r = p.resolve()
+        if r not in seen:
+            seen.add(r)
+            out.append(p)
+    return out
+
+
+def load_contracts(files: Sequence[Path], root: Path) -> tuple[list[Contract], list[StreamwardenError]]:
+    """Load every file; a broken one is reported and the others still load. Names must be unique."""
+    contracts: list[Contract] = []
+    errors: list[StreamwardenError] = []
+    by_name: dict[str, Contract] = {}
+    for f in files:
+        try:
+            c = load_contract(f, root)
+        except ContractErrors as exc:
+            errors.extend(exc.errors)
+            continue
+        except StreamwardenError as exc:
+            errors.append(exc)
+            continue
+        if c.name in by_name:
+            errors.append(
+                InputError(
+                    f"pipeline name '{c.name}' is already used by {by_name[c.name].file}",
+                    file=c.file,
+                    line=c.line_of("metadata.name"),
+                    path="metadata.name",
+                    hint="metadata.name must be unique: it pairs contracts across branches",
+                )
+            )
+            continue
+        by_name[c.name] = c
+        contracts.append(c)
+    return contracts, errors

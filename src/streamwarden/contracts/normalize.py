@@ -1,0 +1,84 @@
+"""Normalization of a validated document: durations to ms, sizes to bytes, enums lower-case.
+
+The JSON Schema says which field is which (``$ref: #/$defs/duration`` / ``size``, enum defs), so
+this module holds no list of fields.
+"""
+
+from __future__ import annotations
+
+import datetime as _dt
+import re
+from typing import Any
+
+from streamwarden.contracts.schemawalk import Schema, SchemaWalker
+from streamwarden.units import parse_duration, parse_size
+
+_DAY_MS = 86_400_000
+
+
+def lower_enums(walker: SchemaWalker, schema: Schema | None, value: Any) -> Any:
+    """Before validation: enum strings lower-cased (``EXACTLY_ONCE`` -> ``exactly_once``)."""
+    if isinstance(value, dict):
+        return {k: lower_enums(walker, walker.child(schema, k, value), v) for k, v in value.items()}
+    if isinstance(value, list):
+        item = walker.item(schema, value)
+        return [lower_enums(walker, item, v) for v in value]
+    if isinstance(value, str) and schema is not None:
+        s = walker.resolve(walker.branch(schema, value))
+        if "enum" in s and all(isinstance(e, str) for e in s["enum"]):
+            low = value.strip().lower()
+            if low in s["enum"]:
+                return low
+    return value
+
+
+def convert_units(walker: SchemaWalker, schema: Schema | None, value: Any) -> Any:
+    """After validation: durations to ms and sizes to bytes, wherever the schema says so."""
+    name = walker.ref_name(schema)
+    if isinstance(value, str):
+        s = walker.branch(schema, value)
+        name = walker.ref_name(s) or name
+        if name == "duration":
+            return parse_duration(value)
+        if name == "size":
+            return parse_size(value)
+        return value
+    if isinstance(value, dict):
+        return {k: convert_units(walker, walker.child(schema, k, value), v) for k, v in value.items()}
+    if isinstance(value, list):
+        item = walker.item(schema, value)
+        return [convert_units(walker, item, v) for v in value]
+    return value
+
+
+def normalize_type(text: str) -> str:
+    """``Decimal(12, 2)`` -> ``decimal(12,2)``; nested types lose their spaces too."""
+    return re.sub(r"\s+", "", text).lower()
+
+
+def end_of_day_ms(day: str) -> int:
+    """``2027-12-31`` -> the first instant of 2028-01-01 UTC, in epoch ms (expiry is inclusive)."""
+    d = _dt.date.fromisoformat(day)
+    start = _dt.datetime(d.year, d.month, d.day, tzinfo=_dt.timezone.utc)
+    return int(start.timestamp() * 1000) + _DAY_MS
+
+
+def normalize_contract(data: dict[str, Any], schema: Schema) -> dict[str, Any]:
+    """A validated contract -> the ``input.contract`` document (see docs/design-internal.md)."""
+    walker = SchemaWalker(schema)
+    out: dict[str, Any] = convert_units(walker, schema, data)
+    job = out.get("job")
+    if isinstance(job, dict) and isinstance(job.get("deployment"), str):
+        job["deployment"] = [job["deployment"]]
+    table = out.get("table")
+    if isinstance(table, dict):
+        for field in table.get("schema") or []:
+            if isinstance(field, dict) and isinstance(field.get("type"), str):
+                field["type"] = normalize_type(field["type"])
+    for waiver in out.get("waivers") or []:
+        if isinstance(waiver, dict) and isinstance(waiver.get("expires"), str):
+            try:
+                waiver["expires_end_ms"] = end_of_day_ms(waiver["expires"])
+            except ValueError:
+                pass  # the schema's pattern reports it
+    return out

@@ -1,0 +1,217 @@
+"""JSON Schema validation with messages a person can act on: file:line, field path, did-you-mean."""
+
+from __future__ import annotations
+
+import difflib
+import re
+from collections.abc import Iterable
+from typing import Any
+
+import jsonschema
+from jsonschema.exceptions import ValidationError
+
+from streamwarden.contracts.schemawalk import Schema, SchemaWalker
+from streamwarden.errors import InputError
+from streamwarden.units import parse_duration, parse_size
+from streamwarden.yamlsafe import YamlDocument, join_index, join_key
+
+_TYPE_WORDS = {
+    "object": "a mapping",
+    "array": "a list",
+    "string": "a string",
+    "integer": "an integer",
+    "number": "a number",
+    "boolean": "true or false",
+    "null": "empty",
+}
+
+
+_VALIDATORS: dict[int, tuple[Schema, jsonschema.Draft202012Validator]] = {}
+
+
+def validator_for(schema: Schema) -> jsonschema.Draft202012Validator:
+    """A compiled validator per schema object (schemas are loaded once and cached)."""
+    hit = _VALIDATORS.get(id(schema))
+    if hit is not None and hit[0] is schema:
+        return hit[1]
+    jsonschema.Draft202012Validator.check_schema(schema)
+    validator = jsonschema.Draft202012Validator(schema)
+    _VALIDATORS[id(schema)] = (schema, validator)
+    return validator
+
+
+def path_of(parts: Iterable[Any]) -> str:
+    p = ""
+    for part in parts:
+        p = join_index(p, part) if isinstance(part, int) else join_key(p, str(part))
+    return p
+
+
+def _describe(value: Any) -> str:
+    if isinstance(value, bool):
+        return "a boolean"
+    if isinstance(value, int):
+        return "an integer"
+    if isinstance(value, float):
+        return "a number"
+    if isinstance(value, str):
+        return "a string"
+    if isinstance(value, list):
+        return "a list"
+    if isinstance(value, dict):
+        return "a mapping"
+    return "empty" if value is None else type(value).__name__
+
+
+def _suggest(word: str, choices: Iterable[str]) -> str | None:
+    found = difflib.get_close_matches(word, list(choices), n=1, cutoff=0.6)
+    return found[0] if found else None
+
+
+def validate_document(doc: YamlDocument, data: Any, schema: Schema, what: str = "contract") -> list[InputError]:
+    """Every schema error of ``data`` (the prepared document) as an InputError with file:line."""
+    validator = validator_for(schema)
+    walker = SchemaWalker(schema)
+    defs = schema.get("$defs", {})
+    duration_pattern = defs.get("duration", {}).get("pattern")
+    size_pattern = defs.get("size", {}).get("pattern")
+    errors: list[InputError] = []
+    for err in sorted(validator.iter_errors(data), key=lambda e: [str(p) for p in e.absolute_path]):
+        errors.extend(_convert(err, doc, walker, duration_pattern, size_pattern, what))
+    # one error per field: keep the first message for each (path, message)
+    unique: dict[tuple[str | None, str], InputError] = {}
+    for e in errors:
+        unique.setdefault((e.path, e.message), e)
+    return sorted(unique.values(), key=lambda e: (e.line or 0, e.path or ""))
+
+
+def _leaf(err: ValidationError) -> ValidationError:
+    """For anyOf/oneOf, the most specific sub-error."""
+    if err.validator in ("anyOf", "oneOf") and err.context:
+        best = jsonschema.exceptions.best_match(err.context)
+        if best is not None:
+            return _leaf(best)
+    return err
+
+
+def _convert(
+    err: ValidationError,
+    doc: YamlDocument,
+    walker: SchemaWalker,
+    duration_pattern: str | None,
+    size_pattern: str | None,
+    what: str,
+) -> list[InputError]:
+    err = _leaf(err)
+    path = path_of(err.absolute_path)
+    shown = path or "(top level)"
+    file = doc.file
+    v = err.validator
+    inst = err.instance
+    if v == "additionalProperties" and isinstance(inst, dict):
+        allowed = list((err.schema.get("properties") or {}).keys())
+        patterns = list((err.schema.get("patternProperties") or {}).keys())
+        out = []
+        for key in inst:
+            if key in allowed or any(re.search(p, key) for p in patterns):
+                continue
+            child = join_key(path, key)
+            hint = None
+            guess = _suggest(key, allowed)
+            if guess:
+                hint = f"did you mean '{guess}'?"
+            elif allowed:
+                hint = "allowed here: " + ", ".join(allowed)
+            out.append(
+                InputError(f"unknown key '{key}'", file=file, line=doc.line_of(child), path=child, hint=hint)
+            )
+        return out
+    if v == "required":
+        missing = re.findall(r"'([^']+)' is a required property", err.message)
+        name = missing[0] if missing else str(err.validator_value)
+        child = join_key(path, name)
+        where = f"in {path}" if path else f"at the top of the {what}"
+        return [
+            InputError(
+                f"missing required field '{name}' {where}",
+                file=file,
+                line=doc.line_of(path),
+                path=child,
+                hint=_required_hint(child),
+            )
+        ]
+    if v == "type":
+        expected = err.validator_value
+        names = expected if isinstance(expected, list) else [expected]
+        words = " or ".join(_TYPE_WORDS.get(n, n) for n in names)
+        return [
+            InputError(
+                f"must be {words}, not {_describe(inst)} ({_short(inst)})",
+                file=file,
+                line=doc.line_of(path),
+                path=shown,
+            )
+        ]
+    if v == "pattern" and isinstance(inst, str):
+        if err.validator_value == duration_pattern:
+            return [_unit_error(parse_duration, inst, file, doc.line_of(path), shown)]
+        if err.validator_value == size_pattern:
+            return [_unit_error(parse_size, inst, file, doc.line_of(path), shown)]
+        desc = err.schema.get("description")
+        return [
+            InputError(
+                f"{inst!r} is not a valid value" + (f": {desc}" if desc else f" (expected pattern {err.validator_value})"),
+                file=file,
+                line=doc.line_of(path),
+                path=shown,
+            )
+        ]
+    if v == "enum":
+        choices = [str(c) for c in err.validator_value]
+        guess = _suggest(str(inst).lower().replace("-", "_"), choices) if isinstance(inst, str) else None
+        return [
+            InputError(
+                f"{_short(inst)} is not one of: {', '.join(choices)}",
+                file=file,
+                line=doc.line_of(path),
+                path=shown,
+                hint=f"did you mean '{guess}'?" if guess else None,
+            )
+        ]
+    if v == "const":
+        return [
+            InputError(
+                f"must be {err.validator_value!r}, not {_short(inst)}",
+                file=file,
+                line=doc.line_of(path),
+                path=shown,
+            )
+        ]
+    return [InputError(_plain(err), file=file, line=doc.line_of(path), path=shown)]
+
+
+def _required_hint(child: str) -> str | None:
+    if child == "apiVersion":
+        return "a contract starts with `apiVersion: streamwarden/v1` and `kind: PipelineContract`"
+    return None
+
+
+def _unit_error(parse: Any, text: str, file: str, line: int, path: str) -> InputError:
+    try:
+        parse(text)
+        message = f"{text!r} is not valid here"
+    except ValueError as exc:
+        message = str(exc)
+    if text.strip().startswith("-"):
+        message = f"{text!r} is negative; " + message.split(": ", 1)[-1]
+    return InputError(message, file=file, line=line, path=path)
+
+
+def _short(value: Any) -> str:
+    text = repr(value)
+    return text if len(text) <= 60 else text[:57] + "..."
+
+
+def _plain(err: ValidationError) -> str:
+    msg = err.message
+    return msg if len(msg) <= 200 else msg[:197] + "..."

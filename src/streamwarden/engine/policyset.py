@@ -1,0 +1,228 @@
+"""Policy files, their packages and rule sets, and the rule catalog read from ``# METADATA``.
+
+regorus cannot give METADATA back, so the blocks are parsed here: YAML in comments directly above
+a rule (OPA's format). ``custom.id`` is the rule id; ``custom.severity`` and ``custom.remediation``
+complete the descriptor.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from streamwarden.errors import PolicyError
+from streamwarden.resources import policies_dir
+
+RULE_SETS = ("deny", "warn", "info")
+SET_SEVERITY = {"deny": "error", "warn": "warning", "info": "info"}
+SEVERITIES = ("error", "warning", "info")
+RESERVED_PREFIX = "SW-"
+
+_PACKAGE = re.compile(r"^package\s+([A-Za-z_][\w.]*)", re.MULTILINE)
+_SET_HEAD = re.compile(r"^(deny|warn|info)\b", re.MULTILINE)
+_TEST_HEAD = re.compile(r"^(test_\w+)\b", re.MULTILINE)
+_RULE_HEAD = re.compile(r"^([A-Za-z_]\w*)")
+_RULE_ID_LITERAL = re.compile(r"\"rule\"\s*:\s*\"([A-Z][A-Z0-9]*(?:-[A-Z0-9]+)+)\"")
+
+
+@dataclass
+class RuleDescriptor:
+    id: str
+    title: str
+    severity: str
+    description: str = ""
+    remediation: str = ""
+    example: str = ""
+    package: str = ""
+    rule_set: str = ""
+    file: str = ""
+    line: int = 0
+    builtin: bool = True
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "id": self.id,
+            "title": self.title,
+            "severity": self.severity,
+            "description": self.description,
+            "remediation": self.remediation,
+            "example": self.example,
+            "package": self.package,
+            "file": self.file,
+        }
+
+
+@dataclass
+class PolicyFile:
+    path: Path
+    display: str
+    source: str
+    package: str
+    builtin: bool
+    is_test: bool
+    rule_sets: list[str] = field(default_factory=list)
+    tests: list[str] = field(default_factory=list)
+
+
+@dataclass
+class PolicySet:
+    files: list[PolicyFile]
+    rules: dict[str, RuleDescriptor]
+    known_ids: set[str]
+
+    @property
+    def runtime_files(self) -> list[PolicyFile]:
+        return [f for f in self.files if not f.is_test]
+
+    @property
+    def entrypoints(self) -> list[tuple[str, str]]:
+        seen: dict[tuple[str, str], None] = {}
+        for f in self.runtime_files:
+            for s in f.rule_sets:
+                seen[(f.package, s)] = None
+        return list(seen)
+
+    def package_files(self, package: str) -> list[str]:
+        return [f.display for f in self.files if f.package == package and not f.is_test]
+
+    def is_custom_package(self, package: str) -> bool:
+        return any(not f.builtin for f in self.files if f.package == package)
+
+
+def parse_metadata(source: str, display: str) -> list[tuple[dict[str, Any], str, int]]:
+    """Every ``# METADATA`` block: (parsed YAML, the rule head name below it, its line)."""
+    lines = source.splitlines()
+    out: list[tuple[dict[str, Any], str, int]] = []
+    i = 0
+    while i < len(lines):
+        if lines[i].strip() != "# METADATA":
+            i += 1
+            continue
+        start = i + 1
+        j = start
+        body: list[str] = []
+        while j < len(lines) and lines[j].lstrip().startswith("#"):
+            text = lines[j].lstrip()[1:]
+            body.append(text[1:] if text.startswith(" ") else text)
+            j += 1
+        try:
+            meta = yaml.safe_load("\n".join(body)) or {}
+        except yaml.YAMLError as exc:
+            raise PolicyError(f"METADATA block is not valid YAML: {exc}", file=display, line=start) from None
+        if not isinstance(meta, dict):
+            raise PolicyError("METADATA block must be a YAML mapping", file=display, line=start)
+        head = ""
+        while j < len(lines) and not lines[j].strip():
+            j += 1
+        if j < len(lines):
+            m = _RULE_HEAD.match(lines[j])
+            head = m.group(1) if m else ""
+        out.append((meta, head, j + 1))
+        i = j
+    return out
+
+
+def _read_policy(path: Path, display: str, builtin: bool) -> PolicyFile:
+    try:
+        source = path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        raise PolicyError(f"cannot read policy: {exc}", file=display) from None
+    m = _PACKAGE.search(source)
+    if not m:
+        raise PolicyError("no `package` declaration", file=display, line=1)
+    package = m.group(1)
+    is_test = path.name.endswith("_test.rego")
+    return PolicyFile(
+        path=path,
+        display=display,
+        source=source,
+        package=package,
+        builtin=builtin,
+        is_test=is_test,
+        rule_sets=sorted(set(_SET_HEAD.findall(source))) if not is_test else [],
+        tests=list(dict.fromkeys(_TEST_HEAD.findall(source))),
+    )
+
+
+def _rego_files(directory: Path) -> list[Path]:
+    return sorted(p for p in directory.rglob("*.rego") if p.is_file())
+
+
+def load_policy_set(extra_dirs: list[Path] | None = None, *, builtin: bool = True, root: Path | None = None) -> PolicySet:
+    files: list[PolicyFile] = []
+    if builtin:
+        base = policies_dir()
+        for p in _rego_files(base):
+            files.append(_read_policy(p, f"policies/{p.relative_to(base).as_posix()}", True))
+    for d in extra_dirs or []:
+        if not d.is_dir():
+            raise PolicyError("policy directory does not exist", file=str(d))
+        for p in _rego_files(d):
+            shown = _shown(p, root)
+            pf = _read_policy(p, shown, False)
+            if pf.package == "streamwarden" or pf.package.startswith("streamwarden."):
+                raise PolicyError(
+                    f"package {pf.package} is reserved for the built-in policies",
+                    file=shown,
+                    line=1,
+                    hint="name your package after your team, e.g. `package acme.pipelines`",
+                )
+            files.append(pf)
+    rules: dict[str, RuleDescriptor] = {}
+    known: set[str] = set()
+    for f in files:
+        if f.is_test:
+            continue
+        for meta, head, line in parse_metadata(f.source, f.display):
+            custom = meta.get("custom") or {}
+            rid = custom.get("id") if isinstance(custom, dict) else None
+            if not rid:
+                if f.builtin:
+                    raise PolicyError("METADATA without custom.id", file=f.display, line=line)
+                continue
+            rid = str(rid)
+            if not f.builtin and rid.startswith(RESERVED_PREFIX):
+                raise PolicyError(
+                    f"rule id {rid} uses the reserved prefix {RESERVED_PREFIX}",
+                    file=f.display,
+                    line=line,
+                    hint="give custom rules ids of your own, e.g. ACME-001",
+                )
+            severity = str(custom.get("severity") or SET_SEVERITY.get(head, "error")).lower()
+            if severity not in SEVERITIES:
+                raise PolicyError(f"unknown severity {severity!r} for {rid}", file=f.display, line=line)
+            if rid in rules:
+                raise PolicyError(
+                    f"rule id {rid} has METADATA twice (first in {rules[rid].file}:{rules[rid].line})",
+                    file=f.display,
+                    line=line,
+                )
+            rules[rid] = RuleDescriptor(
+                id=rid,
+                title=str(meta.get("title") or rid),
+                severity=severity,
+                description=str(meta.get("description") or "").strip(),
+                remediation=str(custom.get("remediation") or "").strip(),
+                example=str(custom.get("example") or "").rstrip(),
+                package=f.package,
+                rule_set=head,
+                file=f.display,
+                line=line,
+                builtin=f.builtin,
+            )
+            known.add(rid)
+        known.update(_RULE_ID_LITERAL.findall(f.source))
+    return PolicySet(files=files, rules=rules, known_ids=known)
+
+
+def _shown(p: Path, root: Path | None) -> str:
+    if root is not None:
+        try:
+            return p.resolve().relative_to(root.resolve()).as_posix()
+        except ValueError:
+            pass
+    return str(p)

@@ -1,0 +1,153 @@
+"""``policy test``: run every ``test_*`` rule, on regorus or on the real OPA engine, with coverage."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from typing import Any
+
+from streamwarden.engine.policyset import PolicyFile, PolicySet
+from streamwarden.engine.regorus_engine import add_policies, clean_error
+from streamwarden.errors import PolicyError, UsageError
+
+TEST_ENGINES = ("regorus", "opa-embedded")
+
+
+@dataclass
+class TestResult:
+    package: str
+    name: str
+    file: str
+    line: int
+    passed: bool
+    error: str | None = None
+    source: str = ""
+
+
+@dataclass
+class FileCoverage:
+    file: str
+    covered: set[int] = field(default_factory=set)
+    not_covered: set[int] = field(default_factory=set)
+
+    @property
+    def percent(self) -> float:
+        total = len(self.covered | self.not_covered)
+        return 100.0 if total == 0 else 100.0 * len(self.covered) / total
+
+
+@dataclass
+class TestRun:
+    engine: str
+    results: list[TestResult]
+    coverage: dict[str, FileCoverage]
+
+    @property
+    def failed(self) -> list[TestResult]:
+        return [r for r in self.results if not r.passed]
+
+    def total_coverage(self) -> float:
+        covered = sum(len(c.covered) for c in self.coverage.values())
+        total = sum(len(c.covered | c.not_covered) for c in self.coverage.values())
+        return 100.0 if total == 0 else 100.0 * covered / total
+
+
+def _tests(files: list[PolicyFile]) -> Iterator[tuple[PolicyFile, str, int, str]]:
+    for f in files:
+        lines = f.source.splitlines()
+        for name in f.tests:
+            m = re.search(rf"^{re.escape(name)}\b", f.source, re.MULTILINE)
+            line = f.source[: m.start()].count("\n") + 1 if m else 0
+            body = [lines[line - 1]] if line else []
+            for text in lines[line:]:
+                if text and not text[0].isspace():
+                    if text.startswith("}"):
+                        body.append(text)
+                    break
+                body.append(text)
+            yield f, name, line, "\n".join(body)
+
+
+def run_tests(policy_set: PolicySet, engine: str = "regorus", coverage: bool = False) -> TestRun:
+    if engine == "regorus":
+        return _run_regorus(policy_set, coverage)
+    if engine == "opa-embedded":
+        return _run_opa(policy_set, coverage)
+    raise UsageError(f"unknown test engine '{engine}'", hint="use one of: " + ", ".join(TEST_ENGINES))
+
+
+def _data(policy_set: PolicySet) -> dict[str, Any]:
+    return {"catalog": {"rule_ids": sorted(policy_set.known_ids)}}
+
+
+def _run_regorus(policy_set: PolicySet, coverage: bool) -> TestRun:
+    import regorus
+
+    eng = regorus.Engine()
+    if coverage:
+        eng.set_enable_coverage(True)
+    add_policies(eng, policy_set.files)
+    eng.add_data(_data(policy_set))
+    results = []
+    for f, name, line, body in _tests(policy_set.files):
+        try:
+            ok = eng.eval_rule(f"data.{f.package}.{name}") is True
+            err = None
+        except RuntimeError as exc:
+            ok, err = False, clean_error(exc)[0]
+        results.append(TestResult(f.package, name, f.display, line, ok, err, body))
+    cov: dict[str, FileCoverage] = {}
+    if coverage:
+        import json
+
+        report = json.loads(eng.get_coverage_report_as_json())
+        runtime = {f.display for f in policy_set.runtime_files}
+        for entry in report.get("files", []):
+            if entry["path"] in runtime:
+                cov[entry["path"]] = FileCoverage(entry["path"], set(entry["covered"]), set(entry["not_covered"]))
+    return TestRun("regorus", results, cov)
+
+
+def _run_opa(policy_set: PolicySet, coverage: bool) -> TestRun:
+    try:
+        from opa_bindings import OpaEngine, OpaError
+    except ImportError:
+        raise UsageError(
+            "the real OPA engine is not installed",
+            hint="pip install --ignore-requires-python opa-golib-python-bindings==0.4.4 (a test-only dependency)",
+        ) from None
+    eng = OpaEngine()
+    for f in policy_set.files:
+        try:
+            eng.add_policy(f.display, f.source)
+        except OpaError as exc:
+            raise PolicyError(f"policy does not compile on OPA: {exc.message}", file=f.display) from None
+    eng.add_data(_data(policy_set))
+    results = []
+    runtime = {f.display for f in policy_set.runtime_files}
+    cov: dict[str, FileCoverage] = {}
+    for f, name, line, body in _tests(policy_set.files):
+        try:
+            rs = eng.eval_query(f"data.{f.package}.{name}", coverage=coverage)
+            ok, err = rs == [{}], None
+        except OpaError as exc:
+            ok, err = False, exc.message
+        results.append(TestResult(f.package, name, f.display, line, ok, err, body))
+        if coverage and eng.last_coverage:
+            for path, entry in (eng.last_coverage.get("files") or {}).items():
+                if path not in runtime:
+                    continue
+                fc = cov.setdefault(path, FileCoverage(path))
+                fc.covered.update(_rows(entry.get("covered")))
+                fc.not_covered.update(_rows(entry.get("not_covered")))
+    for fc in cov.values():
+        fc.not_covered -= fc.covered
+    return TestRun("opa-embedded", results, cov)
+
+
+def _rows(ranges: list[dict[str, Any]] | None) -> set[int]:
+    rows: set[int] = set()
+    for r in ranges or []:
+        rows.update(range(r["start"]["row"], r["end"]["row"] + 1))
+    return rows

@@ -1,0 +1,75 @@
+"""Errors the user can act on. Each becomes exit code 2 with a one-paragraph message, never a traceback."""
+
+from __future__ import annotations
+
+
+class StreamwardenError(Exception):
+    """An input the tool cannot use: names the file, the line or field path, and what to do."""
+
+    exit_code = 2
+
+    def __init__(
+        self,
+        message: str,
+        *,
+        file: str | None = None,
+        line: int | None = None,
+        path: str | None = None,
+        hint: str | None = None,
+    ) -> None:
+        super().__init__(message)
+        self.message = message
+        self.file = file
+        self.line = line
+        self.path = path
+        self.hint = hint
+
+    def where(self) -> str:
+        loc = ""
+        if self.file:
+            loc = self.file
+            if self.line:
+                loc += f":{self.line}"
+        if self.path:
+            loc = f"{loc}: {self.path}" if loc else self.path
+        return loc
+
+    def render(self) -> str:
+        where = self.where()
+        text = f"{where}: {self.message}" if where else self.message
+        if self.hint:
+            text += f"\n  hint: {self.hint}"
+        return text
+
+    def to_dict(self) -> dict[str, object]:
+        return {
+            "message": self.message,
+            "file": self.file,
+            "line": self.line,
+            "path": self.path,
+            "hint": self.hint,
+        }
+
+
+class InputError(StreamwardenError):
+    """A file (contract, config, deployment file) that cannot be read or is invalid."""
+
+
+class PolicyError(StreamwardenError):
+    """A policy that does not compile, or a custom policy that breaks the policy rules."""
+
+
+class UsageError(StreamwardenError):
+    """A bad flag or argument combination, an unknown pipeline."""
+
+
+class ContractErrors(StreamwardenError):
+    """Several validation errors at once (all of one file or of several files)."""
+
+    def __init__(self, errors: list[StreamwardenError]) -> None:
+        first = errors[0]
+        super().__init__(first.message, file=first.file, line=first.line, path=first.path, hint=first.hint)
+        self.errors = errors
+
+    def render(self) -> str:
+        return "\n".join(e.render() for e in self.errors)

@@ -1,0 +1,123 @@
+"""The finding model: one broken promise, with its rule, severity, location and fingerprint."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import re
+from dataclasses import dataclass, field
+from typing import Any
+
+SEVERITY_ORDER = {"error": 0, "warning": 1, "info": 2}
+_PATH_TOKEN = re.compile(r'\.?([A-Za-z0-9_\-]+)|\[(\d+)\]|\["((?:[^"\\]|\\.)*)"\]')
+
+
+@dataclass
+class Finding:
+    pipeline: str
+    rule: str
+    severity: str
+    title: str
+    message: str
+    file: str | None
+    line: int | None
+    path: str
+    source: str = "contract"
+    remediation: str = ""
+    evidence: dict[str, Any] = field(default_factory=dict)
+    fingerprint: str = ""
+    waived: bool = False
+    waiver: dict[str, Any] | None = None
+
+    @property
+    def counts(self) -> bool:
+        """Whether it counts towards errors/warnings and the exit code."""
+        return not self.waived
+
+    def sort_key(self) -> tuple[str, int, str, str]:
+        return (self.file or "", self.line or 0, self.rule, self.path)
+
+    def to_dict(self) -> dict[str, Any]:
+        d: dict[str, Any] = {
+            "pipeline": self.pipeline,
+            "rule": self.rule,
+            "severity": self.severity,
+            "title": self.title,
+            "message": self.message,
+            "file": self.file,
+            "line": self.line,
+            "path": self.path,
+            "source": self.source,
+            "remediation": self.remediation,
+            "evidence": self.evidence,
+            "fingerprint": self.fingerprint,
+            "waived": self.waived,
+        }
+        if self.waiver is not None:
+            d["waiver"] = self.waiver
+        return d
+
+
+def fingerprint(pipeline: str, rule: str, path: str, value: Any) -> str:
+    """Stable across unrelated edits: pipeline, rule, path and the offending value; never lines."""
+    canonical = json.dumps(value, sort_keys=True, separators=(",", ":"), default=str)
+    digest = hashlib.sha256("\x1f".join([pipeline, rule, path, canonical]).encode("utf-8")).hexdigest()
+    return digest[:16]
+
+
+def split_path(path: str) -> list[str | int]:
+    """``state.operators[1].ttl`` -> ["state", "operators", 1, "ttl"]."""
+    parts: list[str | int] = []
+    pos = 0
+    while pos < len(path):
+        m = _PATH_TOKEN.match(path, pos)
+        if not m or m.end() == pos:
+            break
+        if m.group(1) is not None:
+            parts.append(m.group(1))
+        elif m.group(2) is not None:
+            parts.append(int(m.group(2)))
+        else:
+            parts.append(m.group(3).replace('\\"', '"').replace("\\\\", "\\"))
+        pos = m.end()
+    return parts
+
+
+def value_at(doc: Any, path: str) -> Any:
+    node = doc
+    for part in split_path(path):
+        if isinstance(part, int) and isinstance(node, list) and 0 <= part < len(node):
+            node = node[part]
+        elif isinstance(part, str) and isinstance(node, dict) and part in node:
+            node = node[part]
+        else:
+            return None
+    return node
+
+
+def summarize(findings: list[Finding], pipelines: list[str]) -> dict[str, int]:
+    errors = sum(1 for f in findings if f.counts and f.severity == "error")
+    warnings = sum(1 for f in findings if f.counts and f.severity == "warning")
+    infos = sum(1 for f in findings if f.counts and f.severity == "info")
+    waived = sum(1 for f in findings if f.waived)
+    failing = {f.pipeline for f in findings if f.counts and f.severity in ("error", "warning")}
+    return {
+        "pipelines": len(pipelines),
+        "errors": errors,
+        "warnings": warnings,
+        "infos": infos,
+        "waived": waived,
+        "passed": sum(1 for p in pipelines if p not in failing),
+    }
+
+
+def exit_code(findings: list[Finding], fail_on: str, input_errors: int = 0) -> int:
+    """The one place that decides the exit code: 2 unusable input, 1 findings at/above fail_on, else 0."""
+    if input_errors:
+        return 2
+    if fail_on == "never":
+        return 0
+    threshold = SEVERITY_ORDER["warning" if fail_on == "warning" else "error"]
+    if any(f.counts and SEVERITY_ORDER.get(f.severity, 9) <= threshold for f in findings):
+        return 1
+    return 0

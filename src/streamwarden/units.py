@@ -1,0 +1,48 @@
+"""Contract units: durations (``90s``) to milliseconds, sizes (``50GiB``) to bytes."""
+
+from __future__ import annotations
+
+import re
+
+DURATION_UNITS_MS = {"ms": 1, "s": 1_000, "m": 60_000, "h": 3_600_000, "d": 86_400_000}
+SIZE_UNITS = {"B": 1, "KiB": 1024, "MiB": 1024**2, "GiB": 1024**3, "TiB": 1024**4}
+
+_DURATION_RE = re.compile(r"^\s*(\d+)\s*(ms|s|m|h|d)\s*$")
+_SIZE_RE = re.compile(r"^\s*(\d+)\s*(B|KiB|MiB|GiB|TiB)\s*$")
+
+
+def parse_duration(text: str) -> int:
+    """``"90s"`` -> 90000. Raises ValueError with a message a user can act on."""
+    m = _DURATION_RE.match(text) if isinstance(text, str) else None
+    if not m:
+        raise ValueError(
+            f"{text!r} is not a duration: write an integer and a unit among ms s m h d (e.g. 500ms, 90s, 10m, 24h, 7d)"
+        )
+    return int(m.group(1)) * DURATION_UNITS_MS[m.group(2)]
+
+
+def parse_size(text: str) -> int:
+    """``"50GiB"`` -> bytes. Raises ValueError with a message a user can act on."""
+    m = _SIZE_RE.match(text) if isinstance(text, str) else None
+    if not m:
+        raise ValueError(
+            f"{text!r} is not a size: write an integer and a unit among B KiB MiB GiB TiB (e.g. 512MiB, 50GiB)"
+        )
+    return int(m.group(1)) * SIZE_UNITS[m.group(2)]
+
+
+def format_duration(ms: int) -> str:
+    """The largest unit that divides evenly: 90000 -> ``90s``, 600000 -> ``10m``."""
+    for unit in ("d", "h", "m", "s"):
+        factor = DURATION_UNITS_MS[unit]
+        if ms and ms % factor == 0:
+            return f"{ms // factor}{unit}"
+    return f"{ms}ms"
+
+
+def format_size(n: int) -> str:
+    for unit in ("TiB", "GiB", "MiB", "KiB"):
+        factor = SIZE_UNITS[unit]
+        if n and n % factor == 0:
+            return f"{n // factor}{unit}"
+    return f"{n}B"
