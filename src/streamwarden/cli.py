@@ -144,7 +144,7 @@ def check(
     )
     color = output is None and sys.stdout.isatty()
     _write(get_reporter(fmt).render(report, color=color), output)
-    if result.errors and fmt != "text":
+    if result.errors and (fmt != "text" or output):
         for e in result.errors:
             _fail(e.render())
     sys.exit(exit_code(result.findings, threshold, len(result.errors)))

@@ -273,8 +273,17 @@ def parse_documents(text: str, file: str) -> list[YamlDocument]:
             line=(mark.line + 1) if mark else None,
             hint="check indentation and quoting around this line",
         ) from None
+    except yaml.reader.ReaderError as exc:
+        line = text.count("\n", 0, exc.position) + 1
+        raise InputError(
+            f"not valid YAML: unacceptable character #x{exc.character:04x} ({exc.reason})"
+            if isinstance(exc.character, int)
+            else f"not valid YAML: {exc.reason}",
+            file=file,
+            line=line,
+        ) from None
     except yaml.YAMLError as exc:
-        raise InputError(f"not valid YAML: {exc}", file=file) from None
+        raise InputError(f"not valid YAML: {str(exc).splitlines()[0]}", file=file) from None
     builder = _Builder(file)
     for i, node in enumerate(nodes):
         builder.marks = {}

@@ -42,15 +42,11 @@ class Contract:
 
 
 def display_path(path: Path, root: Path) -> str:
-    """Root-relative with forward slashes where possible (SARIF and annotations need it)."""
+    """Root-relative with forward slashes inside the root (SARIF and annotations need it), else as given."""
     try:
         return path.resolve().relative_to(root.resolve()).as_posix()
     except ValueError:
-        return os.path.relpath(path.resolve(), root.resolve()) if _same_drive(path, root) else str(path)
-
-
-def _same_drive(a: Path, b: Path) -> bool:
-    return os.path.splitdrive(str(a.resolve()))[0] == os.path.splitdrive(str(b.resolve()))[0]
+        return str(path)
 
 
 def load_contract(path: Path, root: Path, text: str | None = None) -> Contract:

@@ -15,7 +15,7 @@ TEST_ENGINES = ("regorus", "opa-embedded")
 
 
 @dataclass
-class TestResult:
+class PolicyTestResult:
     package: str
     name: str
     file: str
@@ -38,13 +38,13 @@ class FileCoverage:
 
 
 @dataclass
-class TestRun:
+class PolicyTestRun:
     engine: str
-    results: list[TestResult]
+    results: list[PolicyTestResult]
     coverage: dict[str, FileCoverage]
 
     @property
-    def failed(self) -> list[TestResult]:
+    def failed(self) -> list[PolicyTestResult]:
         return [r for r in self.results if not r.passed]
 
     def total_coverage(self) -> float:
@@ -69,7 +69,7 @@ def _tests(files: list[PolicyFile]) -> Iterator[tuple[PolicyFile, str, int, str]
             yield f, name, line, "\n".join(body)
 
 
-def run_tests(policy_set: PolicySet, engine: str = "regorus", coverage: bool = False) -> TestRun:
+def run_tests(policy_set: PolicySet, engine: str = "regorus", coverage: bool = False) -> PolicyTestRun:
     if engine == "regorus":
         return _run_regorus(policy_set, coverage)
     if engine == "opa-embedded":
@@ -81,7 +81,7 @@ def _data(policy_set: PolicySet) -> dict[str, Any]:
     return {"catalog": {"rule_ids": sorted(policy_set.known_ids)}}
 
 
-def _run_regorus(policy_set: PolicySet, coverage: bool) -> TestRun:
+def _run_regorus(policy_set: PolicySet, coverage: bool) -> PolicyTestRun:
     import regorus
 
     eng = regorus.Engine()
@@ -96,7 +96,7 @@ def _run_regorus(policy_set: PolicySet, coverage: bool) -> TestRun:
             err = None
         except RuntimeError as exc:
             ok, err = False, clean_error(exc)[0]
-        results.append(TestResult(f.package, name, f.display, line, ok, err, body))
+        results.append(PolicyTestResult(f.package, name, f.display, line, ok, err, body))
     cov: dict[str, FileCoverage] = {}
     if coverage:
         import json
@@ -106,10 +106,10 @@ def _run_regorus(policy_set: PolicySet, coverage: bool) -> TestRun:
         for entry in report.get("files", []):
             if entry["path"] in runtime:
                 cov[entry["path"]] = FileCoverage(entry["path"], set(entry["covered"]), set(entry["not_covered"]))
-    return TestRun("regorus", results, cov)
+    return PolicyTestRun("regorus", results, cov)
 
 
-def _run_opa(policy_set: PolicySet, coverage: bool) -> TestRun:
+def _run_opa(policy_set: PolicySet, coverage: bool) -> PolicyTestRun:
     try:
         from opa_bindings import OpaEngine, OpaError
     except ImportError:
@@ -133,7 +133,7 @@ def _run_opa(policy_set: PolicySet, coverage: bool) -> TestRun:
             ok, err = rs == [{}], None
         except OpaError as exc:
             ok, err = False, exc.message
-        results.append(TestResult(f.package, name, f.display, line, ok, err, body))
+        results.append(PolicyTestResult(f.package, name, f.display, line, ok, err, body))
         if coverage and eng.last_coverage:
             for path, entry in (eng.last_coverage.get("files") or {}).items():
                 if path not in runtime:
@@ -143,7 +143,7 @@ def _run_opa(policy_set: PolicySet, coverage: bool) -> TestRun:
                 fc.not_covered.update(_rows(entry.get("not_covered")))
     for fc in cov.values():
         fc.not_covered -= fc.covered
-    return TestRun("opa-embedded", results, cov)
+    return PolicyTestRun("opa-embedded", results, cov)
 
 
 def _rows(ranges: list[dict[str, Any]] | None) -> set[int]:

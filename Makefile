@@ -1,0 +1,41 @@
+# Developer entry points. `make test` is the README's test command and what .ci/run calls.
+PYTHON ?= python3
+VENV ?= .venv
+PY := $(VENV)/bin/python
+PIP := $(PY) -m pip -q --disable-pip-version-check
+OPA_BINDINGS := opa-golib-python-bindings==0.4.4
+
+.PHONY: setup demo test lint typecheck policy-test bench clean
+
+$(VENV)/.installed: pyproject.toml
+	$(PYTHON) -m venv $(VENV)
+	$(PIP) install --upgrade pip
+	$(PIP) install -e ".[dev]"
+	# The real OPA engine, used as the test oracle for every Rego test. It declares
+	# Python >= 3.14 but works on 3.10+: install it without that check (test-only).
+	$(PIP) install --ignore-requires-python $(OPA_BINDINGS)
+	touch $@
+
+setup: $(VENV)/.installed
+
+demo: setup
+	$(VENV)/bin/streamwarden check contracts/examples
+
+test: setup
+	$(PY) -m pytest -q
+
+lint: setup
+	$(VENV)/bin/ruff check src tests
+	$(VENV)/bin/ruff format --check src tests
+
+typecheck: setup
+	$(VENV)/bin/mypy
+
+policy-test: setup
+	$(VENV)/bin/streamwarden policy test --coverage --threshold 90
+
+bench: setup
+	$(PY) tests/benchmarks/bench_check.py
+
+clean:
+	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache

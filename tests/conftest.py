@@ -1,0 +1,134 @@
+"""Shared fixtures: a clean contract, a CLI runner that never swallows a traceback silently."""
+
+from __future__ import annotations
+
+import textwrap
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner, Result
+
+from streamwarden.cli import main
+
+REPO = Path(__file__).resolve().parent.parent
+NOW = "2026-11-25T12:00:00Z"
+
+# A contract that every contract-only rule accepts. Tests derive broken variants from it.
+CLEAN_CONTRACT = textwrap.dedent(
+    """\
+    apiVersion: streamwarden/v1
+    kind: PipelineContract
+    metadata:
+      name: orders-enrichment
+      owner: payments-data
+      consumers:
+        - name: finance-dashboard
+          freshness: 30m
+          contact: "#finance-data"
+    job:
+      name: orders-enrichment
+      parallelism: 4
+      max_parallelism: 128
+      restart_strategy: exponential-delay
+      sources:
+        - name: orders-topic
+          kind: kafka
+          uid: orders-source
+          rewindable: true
+      sinks:
+        - name: orders-table
+          kind: iceberg
+          table: sales.orders
+          uid: orders-iceberg-sink
+          delivery: exactly_once
+    state:
+      backend: rocksdb
+      incremental: true
+      max_size: 50GiB
+      auto_generated_uids: forbidden
+      allow_non_restored_state: false
+      operators:
+        - uid: orders-dedup
+          kind: keyed
+          key: [order_id]
+          ttl: 24h
+          serializer: avro
+          schema_version: 3
+    checkpoint:
+      mode: exactly_once
+      interval: 60s
+      timeout: 10m
+      min_pause: 30s
+      max_concurrent: 1
+      storage: s3://lake-checkpoints/orders-enrichment
+      externalized: retain_on_cancellation
+      num_retained: 3
+      unaligned: false
+      tolerable_failures: 3
+      health:
+        max_age: 5m
+        max_duration: 60s
+        max_failed: 3
+    table:
+      catalog: lake
+      identifier: sales.orders
+      format_version: 2
+      schema:
+        - {name: order_id, type: long, required: true, id: 1}
+        - {name: amount, type: "decimal(12,2)", id: 2}
+        - {name: event_time, type: timestamptz, required: true, id: 3}
+      identifier_fields: [order_id]
+      partition_spec:
+        - {source: event_time, transform: day}
+      properties:
+        write.upsert.enabled: "true"
+      commit:
+        max_interval: 5m
+        lineage: required
+    retention:
+      rollback_window: 3d
+      snapshots: {max_age: 7d, min_keep: 20}
+      checkpoints: {num_retained: 3}
+      savepoints: {max_age: 7d, min_keep: 5}
+    schema_evolution:
+      compatibility: full
+      allow_renames: false
+      coordinate_with_state: true
+    """
+)
+
+
+@pytest.fixture
+def runner() -> CliRunner:
+    return CliRunner()
+
+
+def invoke(runner: CliRunner, *args: str, cwd: Path | None = None) -> Result:
+    """Run the CLI; an uncaught exception is a test failure, not a quiet exit code."""
+    if cwd is not None:
+        import os
+
+        old = Path.cwd()
+        os.chdir(cwd)
+        try:
+            result = runner.invoke(main, list(args), catch_exceptions=True)
+        finally:
+            os.chdir(old)
+    else:
+        result = runner.invoke(main, list(args), catch_exceptions=True)
+    if result.exception is not None and not isinstance(result.exception, SystemExit):
+        raise result.exception
+    assert "Traceback" not in result.output
+    return result
+
+
+@pytest.fixture
+def write(tmp_path: Path) -> Callable[[str, str], Path]:
+    def _write(name: str, text: str) -> Path:
+        p = tmp_path / name
+        p.parent.mkdir(parents=True, exist_ok=True)
+        p.write_text(text, encoding="utf-8")
+        return p
+
+    return _write
