@@ -132,13 +132,13 @@ def check(
     config = _config(config_path)
     options = RunOptions(paths=paths, policy_dirs=[Path(d) for d in policy_dirs], engine=engine, now_ms=parse_now(now))
     result = run_check(config, options)
-    if not result.contracts and not result.errors:
+    if not result.pipelines and not result.errors:
         raise UsageError("no contracts found", hint="give contract files or directories, or set `contracts:` in streamwarden.yaml")
     threshold = fail_on or config.fail_on
     report = Report(
         findings=result.findings,
-        pipelines=result.pipelines,
-        pipeline_files={c.name: c.file for c in result.contracts},
+        pipelines=result.names,
+        pipeline_files={p.name: p.file for p in result.pipelines},
         errors=result.errors,
         fail_on=threshold,
     )

@@ -10,8 +10,8 @@ from pathlib import Path
 from typing import Any
 
 from streamwarden.contracts.load import display_path
-from streamwarden.contracts.normalize import convert_units, lower_enums
-from streamwarden.contracts.schemawalk import SchemaWalker
+from streamwarden.contracts.normalize import UnitError, convert_units, lower_enums
+from streamwarden.contracts.schemawalk import walker_for
 from streamwarden.contracts.validate import validate_document
 from streamwarden.errors import ContractErrors, InputError
 from streamwarden.resources import CONFIG_SCHEMA, load_schema
@@ -67,12 +67,15 @@ def load_config(explicit: str | None = None, cwd: Path | None = None) -> Config:
     if not isinstance(doc.data, dict):
         raise InputError("streamwarden.yaml must be a mapping at the top level", file=shown, line=doc.start_line)
     schema = load_schema(CONFIG_SCHEMA)
-    walker = SchemaWalker(schema)
+    walker = walker_for(schema)
     prepared = lower_enums(walker, schema, doc.data)
     errors = validate_document(doc, prepared, schema, what="configuration")
     if errors:
         raise ContractErrors(list(errors))
-    data = convert_units(walker, schema, prepared)
+    try:
+        data = convert_units(walker, schema, prepared)
+    except UnitError as exc:
+        raise InputError(str(exc), file=shown, line=doc.line_of(exc.path), path=exc.path) from None
     return Config(
         root=root,
         file=shown,

@@ -7,13 +7,13 @@ import re
 DURATION_UNITS_MS = {"ms": 1, "s": 1_000, "m": 60_000, "h": 3_600_000, "d": 86_400_000}
 SIZE_UNITS = {"B": 1, "KiB": 1024, "MiB": 1024**2, "GiB": 1024**3, "TiB": 1024**4}
 
-_DURATION_RE = re.compile(r"^\s*(\d+)\s*(ms|s|m|h|d)\s*$")
-_SIZE_RE = re.compile(r"^\s*(\d+)\s*(B|KiB|MiB|GiB|TiB)\s*$")
+_DURATION_RE = re.compile(r"(\d+)(ms|s|m|h|d)")
+_SIZE_RE = re.compile(r"(\d+)(B|KiB|MiB|GiB|TiB)")
 
 
 def parse_duration(text: str) -> int:
     """``"90s"`` -> 90000. Raises ValueError with a message a user can act on."""
-    m = _DURATION_RE.match(text) if isinstance(text, str) else None
+    m = _DURATION_RE.fullmatch(text) if isinstance(text, str) else None
     if not m:
         raise ValueError(
             f"{text!r} is not a duration: write an integer and a unit among ms s m h d (e.g. 500ms, 90s, 10m, 24h, 7d)"
@@ -23,7 +23,7 @@ def parse_duration(text: str) -> int:
 
 def parse_size(text: str) -> int:
     """``"50GiB"`` -> bytes. Raises ValueError with a message a user can act on."""
-    m = _SIZE_RE.match(text) if isinstance(text, str) else None
+    m = _SIZE_RE.fullmatch(text) if isinstance(text, str) else None
     if not m:
         raise ValueError(
             f"{text!r} is not a size: write an integer and a unit among B KiB MiB GiB TiB (e.g. 512MiB, 50GiB)"

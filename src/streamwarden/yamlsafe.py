@@ -29,6 +29,8 @@ MAX_NODES = 2_000_000
 
 _PLAIN_KEY = re.compile(r"^[A-Za-z0-9_\-]+$")
 _MERGE_TAG = "tag:yaml.org,2002:merge"
+_STR_TAG = "tag:yaml.org,2002:str"
+_NULL_TAG = "tag:yaml.org,2002:null"
 
 try:  # libyaml's composer is C and fast; the pure-Python one is the fallback
     _BaseLoader: type = yaml.CSafeLoader
@@ -150,10 +152,18 @@ class _Builder:
         raise InputError(f"unsupported YAML node {node.tag}", file=self.file, line=node.start_mark.line + 1)
 
     def _scalar(self, node: yaml.ScalarNode) -> Any:
+        tag = node.tag
+        if tag == _STR_TAG:  # the common case, without the constructor's overhead
+            return node.value
+        if tag == _NULL_TAG:
+            return None
         try:
             value = _SCALARS.construct_object(node, deep=True)
-        except yaml.YAMLError as exc:
-            raise InputError(f"invalid value: {exc}", file=self.file, line=node.start_mark.line + 1) from None
+        except (yaml.YAMLError, ValueError, OverflowError) as exc:
+            problem = getattr(exc, "problem", None) or str(exc)
+            raise InputError(
+                f"invalid value {node.value!r}: {problem}", file=self.file, line=node.start_mark.line + 1
+            ) from None
         if isinstance(value, _dt.datetime):
             if value.tzinfo is not None and value.utcoffset() == _dt.timedelta(0):
                 return value.replace(tzinfo=None).isoformat() + "Z"

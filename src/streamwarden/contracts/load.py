@@ -9,8 +9,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from streamwarden.contracts.normalize import lower_enums, normalize_contract
-from streamwarden.contracts.schemawalk import SchemaWalker
+from streamwarden.contracts.normalize import UnitError, lower_enums, normalize_contract
+from streamwarden.contracts.schemawalk import walker_for
 from streamwarden.contracts.validate import validate_document
 from streamwarden.errors import ContractErrors, InputError, StreamwardenError
 from streamwarden.resources import CONTRACT_SCHEMA, load_schema
@@ -75,11 +75,14 @@ def contract_from_document(doc: YamlDocument, path: Path) -> Contract:
             hint="start the file with `apiVersion: streamwarden/v1` and `kind: PipelineContract`",
         )
     schema = load_schema(CONTRACT_SCHEMA)
-    prepared = lower_enums(SchemaWalker(schema), schema, doc.data)
+    prepared = lower_enums(walker_for(schema), schema, doc.data)
     errors = validate_document(doc, prepared, schema)
     if errors:
         raise ContractErrors(list(errors))
-    data = normalize_contract(prepared, schema)
+    try:
+        data = normalize_contract(prepared, schema)
+    except UnitError as exc:
+        raise InputError(str(exc), file=shown, line=doc.line_of(exc.path), path=exc.path) from None
     return Contract(
         name=str(data["metadata"]["name"]), file=shown, path=path.resolve(), data=data, raw=doc.data, doc=doc
     )

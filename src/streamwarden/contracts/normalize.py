@@ -10,8 +10,9 @@ import datetime as _dt
 import re
 from typing import Any
 
-from streamwarden.contracts.schemawalk import Schema, SchemaWalker
+from streamwarden.contracts.schemawalk import Schema, SchemaWalker, walker_for
 from streamwarden.units import parse_duration, parse_size
+from streamwarden.yamlsafe import join_index, join_key
 
 _DAY_MS = 86_400_000
 
@@ -32,22 +33,31 @@ def lower_enums(walker: SchemaWalker, schema: Schema | None, value: Any) -> Any:
     return value
 
 
-def convert_units(walker: SchemaWalker, schema: Schema | None, value: Any) -> Any:
+class UnitError(ValueError):
+    """A duration or size the schema let through but the parser refuses (e.g. a trailing newline)."""
+
+    def __init__(self, path: str, message: str) -> None:
+        super().__init__(message)
+        self.path = path
+
+
+def convert_units(walker: SchemaWalker, schema: Schema | None, value: Any, path: str = "") -> Any:
     """After validation: durations to ms and sizes to bytes, wherever the schema says so."""
-    name = walker.ref_name(schema)
     if isinstance(value, str):
-        s = walker.branch(schema, value)
-        name = walker.ref_name(s) or name
-        if name == "duration":
-            return parse_duration(value)
-        if name == "size":
-            return parse_size(value)
+        name = walker.ref_name(walker.branch(schema, value)) or walker.ref_name(schema)
+        try:
+            if name == "duration":
+                return parse_duration(value)
+            if name == "size":
+                return parse_size(value)
+        except ValueError as exc:
+            raise UnitError(path, str(exc)) from None
         return value
     if isinstance(value, dict):
-        return {k: convert_units(walker, walker.child(schema, k, value), v) for k, v in value.items()}
+        return {k: convert_units(walker, walker.child(schema, k, value), v, join_key(path, k)) for k, v in value.items()}
     if isinstance(value, list):
         item = walker.item(schema, value)
-        return [convert_units(walker, item, v) for v in value]
+        return [convert_units(walker, item, v, join_index(path, i)) for i, v in enumerate(value)]
     return value
 
 
@@ -65,13 +75,16 @@ def end_of_day_ms(day: str) -> int:
 
 def normalize_contract(data: dict[str, Any], schema: Schema) -> dict[str, Any]:
     """A validated contract -> the ``input.contract`` document (see docs/design-internal.md)."""
-    walker = SchemaWalker(schema)
+    walker = walker_for(schema)
     out: dict[str, Any] = convert_units(walker, schema, data)
     job = out.get("job")
     if isinstance(job, dict) and isinstance(job.get("deployment"), str):
         job["deployment"] = [job["deployment"]]
     table = out.get("table")
     if isinstance(table, dict):
+        props = table.get("properties")
+        if isinstance(props, dict):  # Iceberg properties are strings: `true` -> "true"
+            table["properties"] = {k: _iceberg_string(v) for k, v in props.items()}
         for field in table.get("schema") or []:
             if isinstance(field, dict) and isinstance(field.get("type"), str):
                 field["type"] = normalize_type(field["type"])
@@ -82,3 +95,11 @@ def normalize_contract(data: dict[str, Any], schema: Schema) -> dict[str, Any]:
             except ValueError:
                 pass  # the schema's pattern reports it
     return out
+
+
+def _iceberg_string(value: Any) -> Any:
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, (int, float)):
+        return str(value)
+    return value

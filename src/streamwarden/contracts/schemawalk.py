@@ -24,6 +24,8 @@ _JSON_TYPES: dict[str, tuple[type, ...]] = {
 class SchemaWalker:
     def __init__(self, root: Schema) -> None:
         self.root = root
+        self._children: dict[tuple[int, str, type], Schema | None] = {}
+        self._items: dict[tuple[int, type], Schema | None] = {}
 
     def ref_name(self, schema: Schema | None) -> str | None:
         """``{"$ref": "#/$defs/duration"}`` -> ``duration``."""
@@ -57,6 +59,14 @@ class SchemaWalker:
         return s
 
     def child(self, schema: Schema | None, key: str, value: Any) -> Schema | None:
+        memo = (id(schema), key, type(value))
+        if memo in self._children:
+            return self._children[memo]
+        found = self._child(schema, key, value)
+        self._children[memo] = found
+        return found
+
+    def _child(self, schema: Schema | None, key: str, value: Any) -> Schema | None:
         s = self.resolve(self.branch(schema, value))
         props = s.get("properties", {})
         if key in props:
@@ -68,6 +78,12 @@ class SchemaWalker:
         return None
 
     def item(self, schema: Schema | None, value: Any) -> Schema | None:
+        memo = (id(schema), type(value))
+        if memo not in self._items:
+            self._items[memo] = self._item(schema, value)
+        return self._items[memo]
+
+    def _item(self, schema: Schema | None, value: Any) -> Schema | None:
         s = self.resolve(self.branch(schema, value))
         items = s.get("items")
         return items if isinstance(items, dict) else None
@@ -89,3 +105,16 @@ def _type_fits(schema: Schema, value: Any) -> bool:
         if isinstance(value, py):
             return True
     return False
+
+
+_WALKERS: dict[int, tuple[Schema, SchemaWalker]] = {}
+
+
+def walker_for(schema: Schema) -> SchemaWalker:
+    """One walker (and its memo) per loaded schema."""
+    hit = _WALKERS.get(id(schema))
+    if hit is not None and hit[0] is schema:
+        return hit[1]
+    walker = SchemaWalker(schema)
+    _WALKERS[id(schema)] = (schema, walker)
+    return walker

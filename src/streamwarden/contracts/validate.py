@@ -10,7 +10,7 @@ from typing import Any
 import jsonschema
 from jsonschema.exceptions import ValidationError
 
-from streamwarden.contracts.schemawalk import Schema, SchemaWalker
+from streamwarden.contracts.schemawalk import Schema, SchemaWalker, walker_for
 from streamwarden.errors import InputError
 from streamwarden.units import parse_duration, parse_size
 from streamwarden.yamlsafe import YamlDocument, join_index, join_key
@@ -35,9 +35,31 @@ def validator_for(schema: Schema) -> jsonschema.Draft202012Validator:
     if hit is not None and hit[0] is schema:
         return hit[1]
     jsonschema.Draft202012Validator.check_schema(schema)
-    validator = jsonschema.Draft202012Validator(schema)
+    validator = jsonschema.Draft202012Validator(inline_refs(schema))
     _VALIDATORS[id(schema)] = (schema, validator)
     return validator
+
+
+def inline_refs(schema: Schema) -> Schema:
+    """The schema with every local ``$ref`` replaced by its target: validation without reference
+    lookups is several times faster (1,000 contracts are validated per run in the benchmark)."""
+    defs = schema.get("$defs", {})
+
+    def expand(node: Any, depth: int = 0) -> Any:
+        if isinstance(node, dict):
+            ref = node.get("$ref")
+            if isinstance(ref, str) and ref.startswith("#/$defs/") and depth < 16:
+                target = defs.get(ref.rsplit("/", 1)[1], {})
+                merged = {k: v for k, v in node.items() if k != "$ref"}
+                for k, v in target.items():
+                    merged.setdefault(k, v)
+                return expand(merged, depth + 1)
+            return {k: expand(v, depth) for k, v in node.items()}
+        if isinstance(node, list):
+            return [expand(v, depth) for v in node]
+        return node
+
+    return {k: expand(v) for k, v in schema.items() if k != "$defs"} | {"$defs": defs}
 
 
 def path_of(parts: Iterable[Any]) -> str:
@@ -71,7 +93,7 @@ def _suggest(word: str, choices: Iterable[str]) -> str | None:
 def validate_document(doc: YamlDocument, data: Any, schema: Schema, what: str = "contract") -> list[InputError]:
     """Every schema error of ``data`` (the prepared document) as an InputError with file:line."""
     validator = validator_for(schema)
-    walker = SchemaWalker(schema)
+    walker = walker_for(schema)
     defs = schema.get("$defs", {})
     duration_pattern = defs.get("duration", {}).get("pattern")
     size_pattern = defs.get("size", {}).get("pattern")
