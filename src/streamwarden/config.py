@@ -15,7 +15,7 @@ from streamwarden.contracts.schemawalk import walker_for
 from streamwarden.contracts.validate import validate_document
 from streamwarden.errors import ContractErrors, InputError
 from streamwarden.resources import CONFIG_SCHEMA, load_schema
-from streamwarden.yamlsafe import load_single
+from streamwarden.yamlsafe import YamlDocument, load_single, parse_documents
 
 CONFIG_NAMES = ("streamwarden.yaml", "streamwarden.yml")
 FAIL_ON = ("error", "warning", "never")
@@ -30,6 +30,7 @@ class Config:
     policies: list[Path] = field(default_factory=list)
     fail_on: str = "error"
     environments: dict[str, Any] = field(default_factory=dict)
+    path: Path | None = None  # the file, absolute
 
     def environment(self, name: str) -> dict[str, Any]:
         if name not in self.environments:
@@ -61,9 +62,22 @@ def load_config(explicit: str | None = None, cwd: Path | None = None) -> Config:
     path = find_config(explicit, cwd)
     if path is None:
         return Config(root=cwd)
-    root = path.resolve().parent
     shown = display_path(path, cwd)
-    doc = load_single(path, shown)
+    config = config_from_document(load_single(path, shown), path.resolve().parent)
+    config.path = path.resolve()
+    return config
+
+
+def config_from_text(text: str, shown: str, root: Path) -> Config:
+    """A streamwarden.yaml read from somewhere else than the work tree (a trusted git ref)."""
+    docs = [d for d in parse_documents(text, shown) if d.data is not None]
+    if not docs:
+        raise InputError("the file is empty (no YAML document)", file=shown, line=1)
+    return config_from_document(docs[0], root)
+
+
+def config_from_document(doc: YamlDocument, root: Path) -> Config:
+    shown = doc.file
     if not isinstance(doc.data, dict):
         raise InputError("streamwarden.yaml must be a mapping at the top level", file=shown, line=doc.start_line)
     schema = load_schema(CONFIG_SCHEMA)

@@ -13,7 +13,9 @@ from typing import Any
 from streamwarden.config import Config
 from streamwarden.contracts import Contract, discover_contracts, load_contract, load_contracts
 from streamwarden.engine import Engine, PolicySet, load_policy_set, make_engine
-from streamwarden.engine.policyset import RESERVED_PREFIX, SET_SEVERITY
+from streamwarden.base import BaseSnapshot, TrustedPolicies, load_base, load_trusted
+from streamwarden.engine.policyset import RESERVED_PREFIX, SET_SEVERITY, PolicyFile
+from streamwarden.gitbase import GitRepo
 from streamwarden.errors import ContractErrors, InputError, PolicyError, StreamwardenError
 from streamwarden.facts.static import gather_static_facts
 from streamwarden.findings import Finding, fingerprint, value_at
@@ -28,6 +30,8 @@ class RunOptions:
     now_ms: int | None = None
     environment: str | None = None
     mode: str = "check"
+    base_ref: str | None = None
+    trusted_ref: str | None = None
 
 
 @dataclass(frozen=True)
@@ -43,6 +47,8 @@ class RunResult:
     errors: list[StreamwardenError]
     inputs: dict[str, dict[str, Any]] = field(default_factory=dict)
     policy_set: PolicySet | None = None
+    fail_on: str | None = None  # from the trusted ref's streamwarden.yaml, with --base
+    base: BaseSnapshot | None = None
 
     @property
     def names(self) -> list[str]:
@@ -82,22 +88,33 @@ PARALLEL_THRESHOLD = 200  # contracts; below it a second process costs more than
 
 def run_check(config: Config, options: RunOptions) -> RunResult:
     """Check every contract. Large sets are split across the machine's cores (fork), each worker
-    loading, gathering and evaluating its share; results are merged in file order."""
+    loading, gathering and evaluating its share; results are merged in file order.
+
+    With ``base_ref`` the base contracts come from the merge base, and policies, waivers and
+    fail_on from the trusted ref (default: the base ref), so a pull request cannot weaken its check.
+    """
     files, errors = discover_contracts(options.paths, config.root, config.contracts)
     now = options.now_ms if options.now_ms is not None else now_ms()
+    ctx = _RunContext(config=config, options=options, now=now)
+    trusted: TrustedPolicies | None = None
+    if options.base_ref:
+        repo = GitRepo.discover(config.root)
+        ctx.base = load_base(repo, options.base_ref, config, list(options.paths))
+        trusted = load_trusted(repo, options.trusted_ref or options.base_ref, config, list(options.policy_dirs))
+        ctx.policy_files = trusted.files
     workers = _worker_count(len(files))
     if workers > 1:
         chunks = [files[i::workers] for i in range(workers)]
-        ctx = multiprocessing.get_context("fork")
-        with ctx.Pool(workers) as pool:
-            parts = pool.starmap(_check_files, [(chunk, config, options, now) for chunk in chunks])
+        mp = multiprocessing.get_context("fork")
+        with mp.Pool(workers) as pool:
+            parts = pool.starmap(_check_files, [(chunk, ctx) for chunk in chunks])
         order = {p.resolve(): i for i, p in enumerate(files)}
         merged = [item for part in parts for item in part[0]]
         merged.sort(key=lambda item: order.get(item[0], 0))
         for part in parts:
             errors.extend(part[1])
     else:
-        part = _check_files(files, config, options, now)
+        part = _check_files(files, ctx)
         merged, errors = part[0], errors + part[1]
     pipelines: list[PipelineRef] = []
     findings: list[Finding] = []
@@ -112,8 +129,70 @@ def run_check(config: Config, options: RunOptions) -> RunResult:
         findings.extend(found)
         if doc is not None:
             inputs[ref.name] = doc
+    policy_set = ctx.policy_set()
+    if ctx.base is not None and trusted is not None:
+        findings.extend(_repository_findings(ctx, policy_set, set(seen), trusted))
     findings.sort(key=Finding.sort_key)
-    return RunResult(pipelines=pipelines, findings=findings, errors=errors, inputs=inputs)
+    return RunResult(
+        pipelines=pipelines,
+        findings=findings,
+        errors=errors,
+        inputs=inputs,
+        policy_set=policy_set,
+        fail_on=trusted.config.fail_on if trusted and trusted.config else None,
+        base=ctx.base,
+    )
+
+
+@dataclass
+class _RunContext:
+    config: Config
+    options: RunOptions
+    now: int
+    base: BaseSnapshot | None = None
+    policy_files: list[PolicyFile] | None = None
+
+    def policy_set(self) -> PolicySet:
+        if self.policy_files is not None:
+            return load_policy_set(files=self.policy_files)
+        return load_policy_set([*self.config.policies, *self.options.policy_dirs], root=self.config.root)
+
+
+@dataclass
+class _Subject:
+    """What a finding is located against when there is no head contract (a removed pipeline)."""
+
+    name: str
+    file: str
+    data: dict[str, Any]
+
+    def line_of(self, path: str) -> int:
+        return 1
+
+
+REMOVAL_PACKAGE = "streamwarden.removal"
+REPOSITORY_PACKAGE = "streamwarden.policy"
+REPOSITORY = "(repository)"
+
+
+def _repository_findings(
+    ctx: _RunContext, policy_set: PolicySet, head_names: set[str], trusted: TrustedPolicies
+) -> list[Finding]:
+    """Pipelines the pull request removes, and changes to policies or configuration."""
+    assert ctx.base is not None
+    engine = make_engine(ctx.options.engine, policy_set)
+    out: list[Finding] = []
+    for removed in ctx.base.removed(head_names):
+        base_doc = {"ref": ctx.base.ref, "commit": ctx.base.commit, "file": removed.file, "status": "removed",
+                    "error": None, "contract": removed.contract, "history": []}
+        doc = {"contract": None, "base": base_doc, "facts": {}, "now_ms": ctx.now,
+               "environment": ctx.options.environment, "mode": ctx.options.mode}
+        subject = _Subject(removed.name or removed.file, removed.file, removed.contract or {})
+        out.extend(_evaluate(engine, policy_set, subject, doc, [REMOVAL_PACKAGE]))
+    doc = {"repository": {"trusted_ref": trusted.ref, "trusted_commit": trusted.commit,
+                          "policy_changes": trusted.changes}, "now_ms": ctx.now}
+    out.extend(_evaluate(engine, policy_set, _Subject(REPOSITORY, "", {}), doc, [REPOSITORY_PACKAGE]))
+    return out
 
 
 def _worker_count(n_files: int) -> int:
@@ -126,30 +205,32 @@ def _worker_count(n_files: int) -> int:
     return max(1, min(cpus, 4, n_files // (PARALLEL_THRESHOLD // 2)))
 
 
-_Checked = tuple[Path, PipelineRef, list[Finding], "dict[str, Any] | None", int]
+_Checked = tuple[Path, PipelineRef, list[Finding], "dict[str, Any] | None", int]  # noqa: UP037
 
 
-def _check_files(
-    files: Sequence[Path], config: Config, options: RunOptions, now: int
-) -> tuple[list[_Checked], list[StreamwardenError]]:
-    policy_set = load_policy_set([*config.policies, *options.policy_dirs], root=config.root)
-    engine = make_engine(options.engine, policy_set)
+def _check_files(files: Sequence[Path], ctx: _RunContext) -> tuple[list[_Checked], list[StreamwardenError]]:
+    policy_set = ctx.policy_set()
+    engine = make_engine(ctx.options.engine, policy_set)
     out: list[_Checked] = []
     errors: list[StreamwardenError] = []
     keep_inputs = len(files) < PARALLEL_THRESHOLD
     for f in files:
         try:
-            contract = load_contract(f, config.root)
+            contract = load_contract(f, ctx.config.root)
         except ContractErrors as exc:
             errors.extend(exc.errors)
             continue
         except StreamwardenError as exc:
             errors.append(exc)
             continue
-        facts = gather_static_facts(contract, config.root)
-        doc = build_input(contract, facts, now, options.environment, options.mode)
+        facts = gather_static_facts(contract, ctx.config.root)
+        base_doc = ctx.base.document(contract.name, contract.path) if ctx.base is not None else None
+        doc = build_input(contract, facts, ctx.now, ctx.options.environment, ctx.options.mode, base_doc)
         found = evaluate_contract(engine, policy_set, contract, doc)
-        apply_waivers(found, contract.data)
+        if base_doc is None:
+            apply_waivers(found, contract.data)
+        else:  # only waivers the base already had (unchanged or narrowed) apply to a pull request
+            apply_waivers(found, contract.data, trusted=(base_doc.get("contract") or {}).get("waivers") or [])
         ref = PipelineRef(contract.name, contract.file)
         out.append((f.resolve(), ref, found, doc if keep_inputs else None, contract.line_of("metadata.name")))
     return out, errors
@@ -166,12 +247,18 @@ def _duplicate_name(ref: PipelineRef, first: PipelineRef, line: int) -> InputErr
 
 
 def evaluate_contract(engine: Engine, policy_set: PolicySet, contract: Contract, doc: dict[str, Any]) -> list[Finding]:
-    raw = engine.evaluate(doc)
+    return _evaluate(engine, policy_set, contract, doc, None)
+
+
+def _evaluate(
+    engine: Engine, policy_set: PolicySet, subject: Any, doc: dict[str, Any], packages: list[str] | None
+) -> list[Finding]:
+    raw = engine.evaluate(doc, packages)
     out: list[Finding] = []
     seen: set[tuple[Any, ...]] = set()
     for (package, rule_set), elements in raw.items():
         for element in elements:
-            f = to_finding(policy_set, package, rule_set, element, contract)
+            f = to_finding(policy_set, package, rule_set, element, subject)
             key = (f.rule, f.path, f.message, f.file, f.line)
             if key not in seen:
                 seen.add(key)
@@ -179,7 +266,7 @@ def evaluate_contract(engine: Engine, policy_set: PolicySet, contract: Contract,
     return out
 
 
-def to_finding(policy_set: PolicySet, package: str, rule_set: str, element: Any, contract: Contract) -> Finding:
+def to_finding(policy_set: PolicySet, package: str, rule_set: str, element: Any, contract: Any) -> Finding:
     files = ", ".join(policy_set.package_files(package))
     if not isinstance(element, dict) or not isinstance(element.get("rule"), str) or not isinstance(
         element.get("message"), str

@@ -23,13 +23,20 @@ def invalid_waiver_indexes(findings: list[Finding]) -> set[int]:
     return out
 
 
-def apply_waivers(findings: list[Finding], contract: dict[str, Any]) -> None:
-    """Mark findings waived in place; SW-WAIVER-001 findings are never waived."""
+def apply_waivers(findings: list[Finding], contract: dict[str, Any], trusted: list[Any] | None = None) -> None:
+    """Mark findings waived in place; SW-WAIVER-001 findings are never waived.
+
+    ``trusted`` (a pull-request check): the base branch's waivers. A head waiver applies only when
+    the base has a waiver for the same rule that expires no earlier: a pull request cannot add or
+    extend a waiver for itself (SW-WAIVER-002 shows reviewers that it tried).
+    """
     waivers = contract.get("waivers") or []
     invalid = invalid_waiver_indexes(findings)
     valid: dict[str, dict[str, Any]] = {}
     for i, w in enumerate(waivers):
         if i in invalid or not isinstance(w, dict) or not isinstance(w.get("rule"), str):
+            continue
+        if trusted is not None and not _covered(w, trusted):
             continue
         valid.setdefault(w["rule"], w)
     for f in findings:
@@ -43,3 +50,14 @@ def apply_waivers(findings: list[Finding], contract: dict[str, Any]) -> None:
                 "expires": w.get("expires"),
                 "approved_by": w.get("approved_by"),
             }
+
+
+def _covered(waiver: dict[str, Any], trusted: list[Any]) -> bool:
+    end = waiver.get("expires_end_ms")
+    for t in trusted:
+        if not isinstance(t, dict) or t.get("rule") != waiver["rule"]:
+            continue
+        t_end = t.get("expires_end_ms")
+        if isinstance(end, int) and isinstance(t_end, int) and t_end >= end:
+            return True
+    return False

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
+from collections.abc import Sequence
 from typing import Any
 
 # (package, rule set) -> the elements the set produced
@@ -13,5 +14,6 @@ class Engine(ABC):
     name: str = "engine"
 
     @abstractmethod
-    def evaluate(self, input_doc: dict[str, Any]) -> RawResults:
-        """Evaluate every entrypoint (deny/warn/info of every package) against one input."""
+    def evaluate(self, input_doc: dict[str, Any], packages: Sequence[str] | None = None) -> RawResults:
+        """Evaluate the entrypoints (deny/warn/info) of every package, or only of ``packages``
+        (e.g. the repository-level package for policy changes), against one input."""

@@ -131,13 +131,24 @@ def _read_policy(path: Path, display: str, builtin: bool) -> PolicyFile:
         source = path.read_text(encoding="utf-8")
     except (OSError, UnicodeDecodeError) as exc:
         raise PolicyError(f"cannot read policy: {exc}", file=display) from None
+    return parse_policy(source, display, builtin, path)
+
+
+def parse_policy(source: str, display: str, builtin: bool, path: Path | None = None) -> PolicyFile:
     m = _PACKAGE.search(source)
     if not m:
         raise PolicyError("no `package` declaration", file=display, line=1)
     package = m.group(1)
-    is_test = path.name.endswith("_test.rego")
+    is_test = display.endswith("_test.rego")
+    if not builtin and (package == "streamwarden" or package.startswith("streamwarden.")):
+        raise PolicyError(
+            f"package {package} is reserved for the built-in policies",
+            file=display,
+            line=source[: m.start()].count("\n") + 1,
+            hint="name your package after your team, e.g. `package acme.pipelines`",
+        )
     return PolicyFile(
-        path=path,
+        path=path or Path(display),
         display=display,
         source=source,
         package=package,
@@ -152,26 +163,30 @@ def _rego_files(directory: Path) -> list[Path]:
     return sorted(p for p in directory.rglob("*.rego") if p.is_file())
 
 
-def load_policy_set(extra_dirs: list[Path] | None = None, *, builtin: bool = True, root: Path | None = None) -> PolicySet:
-    files: list[PolicyFile] = []
-    if builtin:
-        base = policies_dir()
-        for p in _rego_files(base):
-            files.append(_read_policy(p, f"policies/{p.relative_to(base).as_posix()}", True))
-    for d in extra_dirs or []:
-        if not d.is_dir():
-            raise PolicyError("policy directory does not exist", file=str(d))
-        for p in _rego_files(d):
-            shown = _shown(p, root)
-            pf = _read_policy(p, shown, False)
-            if pf.package == "streamwarden" or pf.package.startswith("streamwarden."):
-                raise PolicyError(
-                    f"package {pf.package} is reserved for the built-in policies",
-                    file=shown,
-                    line=1,
-                    hint="name your package after your team, e.g. `package acme.pipelines`",
-                )
-            files.append(pf)
+def builtin_policy_files() -> list[PolicyFile]:
+    base = policies_dir()
+    return [_read_policy(p, f"policies/{p.relative_to(base).as_posix()}", True) for p in _rego_files(base)]
+
+
+def load_policy_set(
+    extra_dirs: list[Path] | None = None,
+    *,
+    builtin: bool = True,
+    root: Path | None = None,
+    files: list[PolicyFile] | None = None,
+) -> PolicySet:
+    """The built-in pack plus custom dirs, or exactly ``files`` (policies read from a trusted git ref)."""
+    if files is None:
+        files = builtin_policy_files() if builtin else []
+        for d in extra_dirs or []:
+            if not d.is_dir():
+                raise PolicyError("policy directory does not exist", file=str(d))
+            for p in _rego_files(d):
+                files.append(_read_policy(p, _shown(p, root), False))
+    return catalog(files)
+
+
+def catalog(files: list[PolicyFile]) -> PolicySet:
     rules: dict[str, RuleDescriptor] = {}
     known: set[str] = set()
     for f in files:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Sequence
 from typing import Any
 
 from streamwarden.engine.interface import Engine, RawResults
@@ -55,25 +56,27 @@ class RegorusEngine(Engine):
         self._entrypoints = policy_set.entrypoints
         self._query = "[" + ", ".join(f"data.{p}.{s}" for p, s in self._entrypoints) + "]"
 
-    def evaluate(self, input_doc: dict[str, Any]) -> RawResults:
-        if not self._entrypoints:
+    def evaluate(self, input_doc: dict[str, Any], packages: Sequence[str] | None = None) -> RawResults:
+        entrypoints = self._entrypoints if packages is None else [e for e in self._entrypoints if e[0] in packages]
+        if not entrypoints:
             return {}
+        query = self._query if packages is None else "[" + ", ".join(f"data.{p}.{s}" for p, s in entrypoints) + "]"
         self._engine.set_input_json(json.dumps(input_doc))
         try:
-            raw = json.loads(self._engine.eval_query_as_json(self._query))
+            raw = json.loads(self._engine.eval_query_as_json(query))
         except RuntimeError as exc:
             message, file, line = clean_error(exc)
             raise PolicyError(f"policy evaluation failed: {message}", file=file, line=line) from None
         results = raw.get("result") or []
         if not results:
-            return self._one_by_one()
+            return self._one_by_one(entrypoints)
         values = results[0]["expressions"][0]["value"]
-        return {ep: _as_list(v) for ep, v in zip(self._entrypoints, values)}
+        return {ep: _as_list(v) for ep, v in zip(entrypoints, values)}
 
-    def _one_by_one(self) -> RawResults:
+    def _one_by_one(self, entrypoints: list[tuple[str, str]]) -> RawResults:
         """A combined query is undefined when one entrypoint is: find which, and treat it as empty."""
         out: RawResults = {}
-        for p, s in self._entrypoints:
+        for p, s in entrypoints:
             raw = json.loads(self._engine.eval_query_as_json(f"data.{p}.{s}"))
             results = raw.get("result") or []
             out[(p, s)] = _as_list(results[0]["expressions"][0]["value"]) if results else []

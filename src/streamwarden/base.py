@@ -1,0 +1,216 @@
+"""The base side of a pull-request check: contracts at the merge base, their first-parent history,
+and the trusted policies (and configuration) read from the trusted ref.
+
+Contracts pair by ``metadata.name``, so a renamed file still pairs; an unparseable base contract
+pairs by path and is reported as such while the head is still checked.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from streamwarden.config import Config, config_from_text
+from streamwarden.contracts.load import contract_from_document, display_path
+from streamwarden.engine.policyset import PolicyFile, builtin_policy_files, parse_policy
+from streamwarden.errors import ContractErrors, StreamwardenError
+from streamwarden.gitbase import GitRepo
+from streamwarden.resources import policies_dir
+from streamwarden.yamlsafe import decode_utf8, parse_documents
+
+_KIND_PATTERN = "^kind:[[:space:]]*[\"']?PipelineContract"
+TRANSITIVE_SUFFIX = "_transitive"
+MAX_HISTORY = 1000
+
+
+@dataclass
+class BaseContract:
+    file: str  # as shown (root-relative)
+    repo_path: str
+    contract: dict[str, Any] | None
+    error: str | None = None
+    name: str | None = None
+
+
+@dataclass
+class BaseSnapshot:
+    ref: str
+    commit: str  # the merge base of ref and HEAD
+    repo: GitRepo
+    root: Path
+    by_name: dict[str, BaseContract] = field(default_factory=dict)
+    by_path: dict[str, BaseContract] = field(default_factory=dict)
+
+    def document(self, name: str, head_file: Path) -> dict[str, Any]:
+        """``input.base`` for the head contract ``name`` (see docs/design-internal.md)."""
+        found = self.by_name.get(name)
+        if found is None:
+            try:
+                rel = self.repo.relpath(head_file)
+            except ValueError:
+                rel = ""
+            same_path = self.by_path.get(rel)
+            if same_path is not None and same_path.contract is None:
+                found = same_path
+        if found is None:
+            return {"ref": self.ref, "commit": self.commit, "file": None, "status": "added", "error": None,
+                    "contract": None, "history": []}
+        if found.contract is None:
+            return {"ref": self.ref, "commit": self.commit, "file": found.file, "status": "unparseable",
+                    "error": found.error, "contract": None, "history": []}
+        return {
+            "ref": self.ref,
+            "commit": self.commit,
+            "file": found.file,
+            "status": "present",
+            "error": None,
+            "contract": found.contract,
+            "history": self.history(found),
+        }
+
+    def history(self, base: BaseContract) -> list[dict[str, Any]]:
+        """Earlier versions along the first-parent history, newest first, for transitive modes only."""
+        mode = str(((base.contract or {}).get("schema_evolution") or {}).get("compatibility") or "")
+        if not mode.endswith(TRANSITIVE_SUFFIX):
+            return []
+        commits = self.repo.first_parent_history(self.commit, base.repo_path, MAX_HISTORY)
+        specs = [f"{c}:{p}" for c, p in commits]
+        blobs = self.repo.read_blobs(specs)
+        base_blob = self.repo.read(self.commit, base.repo_path)
+        out: list[dict[str, Any]] = []
+        for (commit, path), spec in zip(commits, specs):
+            blob = blobs.get(spec)
+            if blob is None or blob == base_blob:
+                continue
+            parsed = _parse_contract(blob, f"{path}@{commit[:12]}", self.repo.top / path)
+            if parsed.contract is not None:
+                out.append({"commit": commit, "contract": parsed.contract})
+        return out
+
+    def removed(self, head_names: set[str]) -> list[BaseContract]:
+        return [b for name, b in sorted(self.by_name.items()) if name not in head_names and b.contract is not None]
+
+
+def _parse_contract(blob: bytes, shown: str, path: Path) -> BaseContract:
+    repo_path = shown.split("@", 1)[0]
+    name: str | None = None
+    try:
+        text = decode_utf8(blob, shown)
+        docs = [d for d in parse_documents(text, shown) if d.data is not None]
+        if len(docs) != 1:
+            return BaseContract(shown, repo_path, None, "not exactly one YAML document")
+        meta = docs[0].data.get("metadata") if isinstance(docs[0].data, dict) else None
+        if isinstance(meta, dict) and isinstance(meta.get("name"), str):
+            name = meta["name"]
+        c = contract_from_document(docs[0], path)
+        return BaseContract(shown, repo_path, c.data, None, c.name)
+    except ContractErrors as exc:
+        return BaseContract(shown, repo_path, None, exc.errors[0].render(), name)
+    except StreamwardenError as exc:
+        return BaseContract(shown, repo_path, None, exc.render(), name)
+
+
+def load_base(repo: GitRepo, ref: str, config: Config, paths: list[str]) -> BaseSnapshot:
+    commit = repo.merge_base(ref)
+    snapshot = BaseSnapshot(ref=ref, commit=commit, repo=repo, root=config.root)
+    pathspecs = _pathspecs(repo, config, paths)
+    files = repo.grep_files(commit, _KIND_PATTERN, pathspecs)
+    files = [f for f in files if f.endswith((".yaml", ".yml"))]
+    blobs = repo.read_blobs([f"{commit}:{f}" for f in files])
+    for f in files:
+        blob = blobs.get(f"{commit}:{f}")
+        if blob is None:
+            continue
+        shown = display_path(repo.top / f, config.root)
+        parsed = _parse_contract(blob, shown, repo.top / f)
+        parsed.repo_path = f
+        snapshot.by_path[f] = parsed
+        if parsed.name and parsed.name not in snapshot.by_name:
+            snapshot.by_name[parsed.name] = parsed
+    return snapshot
+
+
+def _pathspecs(repo: GitRepo, config: Config, paths: list[str]) -> list[str]:
+    if paths:
+        out = []
+        for p in paths:
+            try:
+                out.append(repo.relpath(Path(p)) or ".")
+            except ValueError:
+                continue
+        return out or ["."]
+    prefix = ""
+    try:
+        prefix = repo.relpath(config.root)
+    except ValueError:
+        pass
+    prefix = "" if prefix in ("", ".") else prefix + "/"
+    return [f":(glob){prefix}{g}" for g in config.contracts]
+
+
+@dataclass
+class TrustedPolicies:
+    ref: str
+    commit: str
+    files: list[PolicyFile]
+    config: Config | None
+    changes: list[dict[str, Any]]
+
+
+def load_trusted(repo: GitRepo, trusted_ref: str, config: Config, policy_dirs: list[Path]) -> TrustedPolicies:
+    """Policies, waivers' configuration and fail_on as committed on the trusted ref, and what the
+    pull request changes in them (reported as SW-POLICY-001)."""
+    commit = repo.resolve(trusted_ref)
+    changes: list[dict[str, Any]] = []
+    trusted_config: Config | None = None
+    if config.path is not None:
+        rel = repo.relpath(config.path)
+        blob = repo.read(commit, rel)
+        head_text = config.path.read_bytes()
+        if blob is not None:
+            trusted_config = config_from_text(decode_utf8(blob, f"{rel}@{trusted_ref}"), rel, config.root)
+            trusted_config.path = config.path
+        if blob != head_text:
+            changes.append({"file": display_path(config.path, config.root), "change": "added" if blob is None else "modified",
+                            "kind": "configuration"})
+    dirs: list[Path] = [*(trusted_config.policies if trusted_config else []), *policy_dirs]
+    builtin_dir = policies_dir()
+    in_repo_builtin = _inside(builtin_dir, repo.top)
+    if in_repo_builtin:
+        dirs.insert(0, builtin_dir)
+    files: list[PolicyFile] = [] if in_repo_builtin else builtin_policy_files()
+    for d in dirs:
+        builtin = d == builtin_dir
+        rel = repo.relpath(d) if _inside(d, repo.top) else None
+        if rel is None:
+            continue
+        trusted_paths = [p for p in repo.ls_files(commit, [rel]) if p.endswith(".rego")]
+        blobs = repo.read_blobs([f"{commit}:{p}" for p in trusted_paths])
+        for p in trusted_paths:
+            blob = blobs[f"{commit}:{p}"]
+            if blob is None:
+                continue
+            shown = f"policies/{Path(p).relative_to(rel).as_posix()}" if builtin else display_path(repo.top / p, config.root)
+            files.append(parse_policy(decode_utf8(blob, shown), shown, builtin, repo.top / p))
+            head = repo.top / p
+            if not head.exists():
+                changes.append({"file": shown, "change": "removed", "kind": "policy"})
+            elif head.read_bytes() != blob:
+                changes.append({"file": shown, "change": "modified", "kind": "policy"})
+        trusted_set = set(trusted_paths)
+        if d.is_dir():
+            for head in sorted(d.rglob("*.rego")):
+                hp = repo.relpath(head)
+                if hp not in trusted_set:
+                    shown = f"policies/{head.relative_to(d).as_posix()}" if builtin else display_path(head, config.root)
+                    changes.append({"file": shown, "change": "added", "kind": "policy"})
+    return TrustedPolicies(ref=trusted_ref, commit=commit, files=files, config=trusted_config, changes=changes)
+
+
+def _inside(path: Path, top: Path) -> bool:
+    try:
+        path.resolve().relative_to(top.resolve())
+        return True
+    except ValueError:
+        return False
