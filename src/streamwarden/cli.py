@@ -113,6 +113,8 @@ def validate(paths: tuple[str, ...], config_path: str | None) -> None:
 @click.option("--policy", "policy_dirs", multiple=True, metavar="DIR", help="Add custom Rego policies (repeatable).")
 @click.option("--engine", type=click.Choice(["regorus"]), default="regorus", show_default=True, help="Rego engine.")
 @click.option("--now", "now", metavar="TIME", help="Evaluate as of this RFC 3339 time (replays a decision).")
+@click.option("--base", "base_ref", metavar="REF", help="Compare with the contracts at the merge base of REF and HEAD.")
+@click.option("--trusted-ref", metavar="REF", help="Read policies, waivers and fail_on from REF (default: the --base ref).")
 @handle_errors
 def check(
     paths: tuple[str, ...],
@@ -123,18 +125,29 @@ def check(
     policy_dirs: tuple[str, ...],
     engine: str,
     now: str | None,
+    base_ref: str | None,
+    trusted_ref: str | None,
 ) -> None:
     """Check contracts (and the repository files they name) against the policies."""
     from streamwarden.findings import exit_code
     from streamwarden.report import Report, get_reporter
     from streamwarden.run import RunOptions, run_check
 
+    if trusted_ref and not base_ref:
+        raise UsageError("--trusted-ref needs --base")
     config = _config(config_path)
-    options = RunOptions(paths=paths, policy_dirs=[Path(d) for d in policy_dirs], engine=engine, now_ms=parse_now(now))
+    options = RunOptions(
+        paths=paths,
+        policy_dirs=[Path(d) for d in policy_dirs],
+        engine=engine,
+        now_ms=parse_now(now),
+        base_ref=base_ref,
+        trusted_ref=trusted_ref,
+    )
     result = run_check(config, options)
     if not result.pipelines and not result.errors:
         raise UsageError("no contracts found", hint="give contract files or directories, or set `contracts:` in streamwarden.yaml")
-    threshold = fail_on or config.fail_on
+    threshold = fail_on or result.fail_on or config.fail_on
     report = Report(
         findings=result.findings,
         pipelines=result.names,
@@ -148,6 +161,47 @@ def check(
         for e in result.errors:
             _fail(e.render())
     sys.exit(exit_code(result.findings, threshold, len(result.errors)))
+
+
+@main.command()
+@click.argument("paths", nargs=-1)
+@click.option("--base", "base_ref", metavar="REF", required=True, help="The git ref to compare with (its merge base with HEAD).")
+@click.option("--trusted-ref", metavar="REF", help="Read policies from REF (default: the --base ref).")
+@config_option
+@click.option("--format", "fmt", type=click.Choice(["markdown", "json"]), default="markdown", show_default=True)
+@click.option("--output", "-o", metavar="FILE", help="Write the review to FILE instead of stdout.")
+@click.option("--policy", "policy_dirs", multiple=True, metavar="DIR", help="Add custom Rego policies (repeatable).")
+@click.option("--now", "now", metavar="TIME", help="Evaluate as of this RFC 3339 time.")
+@handle_errors
+def diff(
+    paths: tuple[str, ...],
+    base_ref: str,
+    trusted_ref: str | None,
+    config_path: str | None,
+    fmt: str,
+    output: str | None,
+    policy_dirs: tuple[str, ...],
+    now: str | None,
+) -> None:
+    """Contract review: every change classified breaking / coordinate / safe, with the consumers affected."""
+    from streamwarden.diff import has_breaking, render_json, render_markdown, review
+    from streamwarden.run import RunOptions, run_check
+
+    config = _config(config_path)
+    options = RunOptions(
+        paths=paths,
+        policy_dirs=[Path(d) for d in policy_dirs],
+        now_ms=parse_now(now),
+        base_ref=base_ref,
+        trusted_ref=trusted_ref,
+        keep_inputs=True,
+    )
+    result = run_check(config, options)
+    pipelines = review(result)
+    _write(render_json(pipelines) if fmt == "json" else render_markdown(pipelines, base_ref), output)
+    for e in result.errors:
+        _fail(e.render())
+    sys.exit(2 if result.errors else 1 if has_breaking(pipelines) else 0)
 
 
 @main.command()

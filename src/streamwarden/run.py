@@ -32,6 +32,7 @@ class RunOptions:
     mode: str = "check"
     base_ref: str | None = None
     trusted_ref: str | None = None
+    keep_inputs: bool = False  # keep every input document (diff, facts); large runs drop them
 
 
 @dataclass(frozen=True)
@@ -213,7 +214,7 @@ def _check_files(files: Sequence[Path], ctx: _RunContext) -> tuple[list[_Checked
     engine = make_engine(ctx.options.engine, policy_set)
     out: list[_Checked] = []
     errors: list[StreamwardenError] = []
-    keep_inputs = len(files) < PARALLEL_THRESHOLD
+    keep_inputs = ctx.options.keep_inputs or len(files) < PARALLEL_THRESHOLD
     for f in files:
         try:
             contract = load_contract(f, ctx.config.root)

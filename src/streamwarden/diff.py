@@ -1,0 +1,260 @@
+"""``streamwarden diff``: a contract review a person reads as a pull-request comment.
+
+Every change between the base and head contract is listed with its class: ``breaking`` (an error
+from a diff rule), ``coordinate`` (a warning, or a change to state or partitioning that needs a
+coordinated deploy) or ``safe``. The classification comes from the policies' findings, so the
+review and ``check --base`` can never disagree.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from typing import Any
+
+from streamwarden.findings import Finding
+from streamwarden.yamlsafe import join_index, join_key
+
+# Lists whose items have an identity: paired by key, so a reorder is not a change.
+_KEYED_LISTS = {
+    "table.schema": ("id", "name"),
+    "state.operators": ("uid",),
+    "state.dropped": ("uid",),
+    "metadata.consumers": ("name",),
+    "job.sources": ("name",),
+    "job.sinks": ("name",),
+    "waivers": ("rule",),
+    "backfills": ("job",),
+    "table.partition_spec": ("source",),
+}
+# Changes that need a coordinated deploy even when no rule objects.
+_COORDINATE_PREFIXES = ("state.", "job.max_parallelism", "table.partition_spec", "table.identifier_fields", "schema_evolution.")
+# Changes readers of the table can notice: their consumers are named.
+_READER_PREFIXES = ("table.", "retention.", "quality.", "metadata.consumers", "schema_evolution.")
+_DERIVED = {"expires_end_ms"}
+CLASS_ORDER = {"breaking": 0, "coordinate": 1, "safe": 2}
+
+
+@dataclass
+class Change:
+    path: str  # head path where it exists, else the base path
+    anchor: str  # where a finding about it points (a removed item: its list)
+    change: str  # added | removed | changed
+    before: Any
+    after: Any
+    cls: str = "safe"
+    rule: str | None = None
+    reason: str = ""
+    consumers: list[str] = field(default_factory=list)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "path": self.path,
+            "change": self.change,
+            "before": self.before,
+            "after": self.after,
+            "class": self.cls,
+            "rule": self.rule,
+            "reason": self.reason,
+            "consumers": self.consumers,
+        }
+
+
+def changes_between(base: Any, head: Any, path: str = "") -> list[Change]:
+    """Structural changes from base to head, with list items paired by identity where they have one."""
+    if base == head:
+        return []
+    if isinstance(base, dict) and isinstance(head, dict):
+        out: list[Change] = []
+        for key in list(base) + [k for k in head if k not in base]:
+            if key in _DERIVED:
+                continue
+            child = join_key(path, key)
+            if key not in head:
+                out.append(Change(child, child, "removed", base[key], None))
+            elif key not in base:
+                out.append(Change(child, child, "added", None, head[key]))
+            else:
+                out.extend(changes_between(base[key], head[key], child))
+        return out
+    if isinstance(base, list) and isinstance(head, list) and path in _KEYED_LISTS:
+        return _keyed_list_changes(base, head, path, _KEYED_LISTS[path])
+    return [Change(path, path, "changed", base, head)]
+
+
+def _identity(item: Any, keys: tuple[str, ...]) -> Any:
+    if isinstance(item, dict):
+        for k in keys:
+            if item.get(k) is not None:
+                return (k, item[k])
+    return ("value", json.dumps(item, sort_keys=True))
+
+
+def _keyed_list_changes(base: list[Any], head: list[Any], path: str, keys: tuple[str, ...]) -> list[Change]:
+    out: list[Change] = []
+    head_by_id: dict[Any, int] = {}
+    for i, item in enumerate(head):
+        head_by_id.setdefault(_identity(item, keys), i)
+        if isinstance(item, dict) and item.get("renamed_from"):
+            head_by_id.setdefault(("name", item["renamed_from"]), i)
+    matched: set[int] = set()
+    for j, item in enumerate(base):
+        i = head_by_id.get(_identity(item, keys))
+        if i is None and isinstance(item, dict) and "name" in keys:
+            i = head_by_id.get(("name", item.get("name")))
+        if i is None:
+            out.append(Change(join_index(path, j), path, "removed", item, None))
+            continue
+        matched.add(i)
+        out.extend(changes_between(item, head[i], join_index(path, i)))
+    for i, item in enumerate(head):
+        if i not in matched:
+            p = join_index(path, i)
+            out.append(Change(p, p, "added", None, item))
+    return out
+
+
+def _related(change: Change, finding: Finding) -> bool:
+    fp = finding.path
+    if not fp:
+        return False
+    for a, b in ((change.anchor, fp), (fp, change.anchor), (change.path, fp), (fp, change.path)):
+        if a == b or b.startswith(a + ".") or b.startswith(a + "["):
+            return True
+    return False
+
+
+def classify(changes: list[Change], findings: list[Finding], consumers: list[str], diff_rules: set[str]) -> None:
+    """Each change gets the most severe related finding of a diff rule, else a default class."""
+    relevant = [f for f in findings if f.rule in diff_rules]
+    for c in changes:
+        related = sorted((f for f in relevant if _related(c, f)), key=lambda f: (f.severity != "error", f.rule))
+        if related and related[0].severity == "error" and not related[0].waived:
+            c.cls, c.rule, c.reason = "breaking", related[0].rule, related[0].message
+        elif related:
+            c.cls, c.rule, c.reason = "coordinate", related[0].rule, related[0].message
+        elif c.path.startswith(_COORDINATE_PREFIXES) or c.anchor.startswith(_COORDINATE_PREFIXES):
+            c.cls, c.reason = "coordinate", _coordinate_reason(c)
+        else:
+            c.cls, c.reason = "safe", _safe_reason(c)
+        if c.cls != "safe" and c.path.startswith(_READER_PREFIXES):
+            c.consumers = list(consumers)
+
+
+def _coordinate_reason(c: Change) -> str:
+    if c.path.startswith("state.") or c.path.startswith("job.max_parallelism"):
+        return "changes the job's state: deploy from a savepoint and verify the restore (streamwarden gate)"
+    if c.path.startswith("table.partition_spec"):
+        return "partition evolution: consumers' partition filters and maintenance jobs may need updating"
+    if c.path.startswith("schema_evolution."):
+        return "the compatibility promise changes from the next pull request on"
+    return "consumers relying on the table's keys must be told"
+
+
+def _safe_reason(c: Change) -> str:
+    if c.path.endswith((".doc", ".description")) or c.path == "metadata.description":
+        return "documentation only"
+    if c.path.startswith("metadata.consumers"):
+        return "consumer list edited: informs who is told about breaking changes"
+    if c.path.startswith("table.schema") and c.change == "added":
+        return "an optional field added: readers that do not know it ignore it"
+    return "no compatibility rule applies to this change"
+
+
+def render_json(pipelines: list[dict[str, Any]]) -> str:
+    return json.dumps({"version": 1, "pipelines": pipelines}, indent=2, ensure_ascii=False, default=str) + "\n"
+
+
+def _short(value: Any) -> str:
+    if value is None:
+        return "—"
+    text = json.dumps(value, ensure_ascii=False, default=str) if not isinstance(value, str) else value
+    text = text.replace("|", "\\|").replace("\n", " ")
+    return f"`{text}`" if len(text) <= 60 else f"`{text[:57]}…`"
+
+
+def render_markdown(pipelines: list[dict[str, Any]], base_ref: str) -> str:
+    icons = {"breaking": "🔴 breaking", "coordinate": "🟡 coordinate", "safe": "🟢 safe"}
+    out = [f"## streamwarden contract review against `{base_ref}`", ""]
+    if not pipelines:
+        out.append("No contract changes.")
+    total = {k: 0 for k in CLASS_ORDER}
+    for p in pipelines:
+        for c in p["changes"]:
+            total[c["class"]] += 1
+    if pipelines:
+        out.append(
+            f"{len(pipelines)} pipeline(s) changed: **{total['breaking']} breaking**, "
+            f"{total['coordinate']} need coordination, {total['safe']} safe."
+        )
+    for p in pipelines:
+        out += ["", f"### `{p['pipeline']}` ({p['status']})", ""]
+        if p.get("note"):
+            out += [p["note"], ""]
+        if not p["changes"]:
+            out.append("No field changes.")
+            continue
+        out += ["| class | field | change | before | after | why | consumers |", "|---|---|---|---|---|---|---|"]
+        for c in sorted(p["changes"], key=lambda c: (CLASS_ORDER[c["class"]], c["path"])):
+            why = (f"**{c['rule']}** " if c["rule"] else "") + c["reason"].replace("|", "\\|")
+            out.append(
+                f"| {icons[c['class']]} | `{c['path']}` | {c['change']} | {_short(c['before'])} | {_short(c['after'])} "
+                f"| {why} | {', '.join(c['consumers']) or '—'} |"
+            )
+    return "\n".join(out) + "\n"
+
+
+# Rules that compare the head with the base: their findings classify the changes.
+DIFF_RULE_PREFIXES = ("SW-SCHEMA-",)
+DIFF_RULES = {"SW-STATE-006", "SW-STATE-007", "SW-STATE-008", "SW-WAIVER-002", "SW-REC-004", "SW-POLICY-001"}
+NOT_DIFF = {"SW-SCHEMA-008"}  # live table vs contract, not a change
+
+
+def is_diff_rule(rule: str) -> bool:
+    return rule not in NOT_DIFF and (rule in DIFF_RULES or rule.startswith(DIFF_RULE_PREFIXES))
+
+
+def review(result: Any) -> list[dict[str, Any]]:
+    """Per pipeline: its status and classified changes, from a run with ``base_ref`` and kept inputs."""
+    rules = {f.rule for f in result.findings if is_diff_rule(f.rule)}
+    by_pipeline: dict[str, list[Finding]] = {}
+    for f in result.findings:
+        by_pipeline.setdefault(f.pipeline, []).append(f)
+    out: list[dict[str, Any]] = []
+    for ref in result.pipelines:
+        doc = result.inputs.get(ref.name) or {}
+        base = doc.get("base") or {}
+        head = doc.get("contract") or {}
+        consumers = [c.get("name") for c in (head.get("metadata") or {}).get("consumers") or [] if isinstance(c, dict)]
+        findings = by_pipeline.get(ref.name, [])
+        if base.get("status") == "added":
+            out.append({"pipeline": ref.name, "status": "added", "file": ref.file, "changes": [],
+                        "note": "A new contract: checked as new, nothing to compare."})
+            continue
+        if base.get("status") == "unparseable":
+            out.append({"pipeline": ref.name, "status": "changed", "file": ref.file, "changes": [],
+                        "note": f"The base version could not be read ({base.get('error')}); the head was checked on its own."})
+            continue
+        changes = changes_between(base.get("contract"), head)
+        classify(changes, findings, consumers, rules)
+        if changes:
+            out.append({"pipeline": ref.name, "status": "changed", "file": ref.file,
+                        "changes": [c.to_dict() for c in changes]})
+    if result.base is not None:
+        for removed in result.base.removed(set(result.names)):
+            name = removed.name or removed.file
+            findings = [f for f in by_pipeline.get(name, []) if is_diff_rule(f.rule)]
+            old = removed.contract or {}
+            consumers = [c.get("name") for c in (old.get("metadata") or {}).get("consumers") or [] if isinstance(c, dict)]
+            change = Change("(contract)", "(contract)", "removed", removed.file, None)
+            if findings:
+                change.cls, change.rule, change.reason = "breaking", findings[0].rule, findings[0].message
+                change.consumers = consumers
+            else:
+                change.cls, change.reason = "safe", "no declared consumers read this table"
+            out.append({"pipeline": name, "status": "removed", "file": removed.file, "changes": [change.to_dict()]})
+    return out
+
+
+def has_breaking(pipelines: list[dict[str, Any]]) -> bool:
+    return any(c["class"] == "breaking" for p in pipelines for c in p["changes"])
