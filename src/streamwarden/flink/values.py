@@ -32,31 +32,80 @@ class FlinkValueError(ValueError):
     """A configuration value Flink would refuse."""
 
 
-_NS = {"ns": 1, "us": 1_000, "µs": 1_000, "ms": 1_000_000, "s": 10**9, "m": 60 * 10**9,
-       "h": 3_600 * 10**9, "d": 86_400 * 10**9}
+_NS = {
+    "ns": 1,
+    "us": 1_000,
+    "µs": 1_000,
+    "ms": 1_000_000,
+    "s": 10**9,
+    "m": 60 * 10**9,
+    "h": 3_600 * 10**9,
+    "d": 86_400 * 10**9,
+}
 
 DURATION_LABELS: dict[str, str] = {
-    "d": "d", "day": "d", "days": "d",
-    "h": "h", "hour": "h", "hours": "h",
-    "m": "m", "min": "m", "minute": "m", "minutes": "m",
-    "s": "s", "sec": "s", "secs": "s", "second": "s", "seconds": "s",
-    "ms": "ms", "milli": "ms", "millis": "ms", "millisecond": "ms", "milliseconds": "ms",
-    "µs": "us", "us": "us", "micro": "us", "micros": "us", "microsecond": "us", "microseconds": "us",
-    "ns": "ns", "nano": "ns", "nanos": "ns", "nanosecond": "ns", "nanoseconds": "ns",
+    "d": "d",
+    "day": "d",
+    "days": "d",
+    "h": "h",
+    "hour": "h",
+    "hours": "h",
+    "m": "m",
+    "min": "m",
+    "minute": "m",
+    "minutes": "m",
+    "s": "s",
+    "sec": "s",
+    "secs": "s",
+    "second": "s",
+    "seconds": "s",
+    "ms": "ms",
+    "milli": "ms",
+    "millis": "ms",
+    "millisecond": "ms",
+    "milliseconds": "ms",
+    "µs": "us",
+    "us": "us",
+    "micro": "us",
+    "micros": "us",
+    "microsecond": "us",
+    "microseconds": "us",
+    "ns": "ns",
+    "nano": "ns",
+    "nanos": "ns",
+    "nanosecond": "ns",
+    "nanoseconds": "ns",
 }
 
 MEMORY_LABELS: dict[str, int] = {
-    "b": 1, "bytes": 1,
-    "k": 1024, "kb": 1024, "kibibytes": 1024,
-    "m": 1024**2, "mb": 1024**2, "mebibytes": 1024**2,
-    "g": 1024**3, "gb": 1024**3, "gibibytes": 1024**3,
-    "t": 1024**4, "tb": 1024**4, "tebibytes": 1024**4,
+    "b": 1,
+    "bytes": 1,
+    "k": 1024,
+    "kb": 1024,
+    "kibibytes": 1024,
+    "m": 1024**2,
+    "mb": 1024**2,
+    "mebibytes": 1024**2,
+    "g": 1024**3,
+    "gb": 1024**3,
+    "gibibytes": 1024**3,
+    "t": 1024**4,
+    "tb": 1024**4,
+    "tebibytes": 1024**4,
 }
 
 # Kubernetes quantities the Flink operator also accepts for spec.jobManager/taskManager memory.
 _K8S_MEMORY: dict[str, int] = {
-    "Ki": 1024, "Mi": 1024**2, "Gi": 1024**3, "Ti": 1024**4, "Pi": 1024**5,
-    "K": 1000, "M": 1000**2, "G": 1000**3, "T": 1000**4, "P": 1000**5,
+    "Ki": 1024,
+    "Mi": 1024**2,
+    "Gi": 1024**3,
+    "Ti": 1024**4,
+    "Pi": 1024**5,
+    "K": 1000,
+    "M": 1000**2,
+    "G": 1000**3,
+    "T": 1000**4,
+    "P": 1000**5,
 }
 
 _ISO = re.compile(
@@ -91,7 +140,7 @@ def parse_duration_ms(text: str) -> int:
     if not isinstance(text, str):
         raise FlinkValueError(f"{text!r} is not a duration; {_DURATION_HELP}")
     trimmed = text.strip()
-    if trimmed[:1] in ("P", "p", "-", "+") and len(trimmed) > 1 and not trimmed[1:2].isdigit():
+    if trimmed[:1] in ("P", "p") or (trimmed[:1] in ("-", "+") and trimmed[1:2] in ("P", "p")):
         return _parse_iso_duration_ms(trimmed, text)
     value, label = _split_number(text, "duration", _DURATION_HELP)
     if not label:
@@ -147,8 +196,8 @@ def parse_memory_bytes(text: str, *, kubernetes: bool = False) -> int:
         return value
     factor = MEMORY_LABELS.get(label.lower())
     if factor is None:
-        if kubernetes and label in _K8S_MEMORY:
-            return value * _K8S_MEMORY[label]
+        if kubernetes:
+            return _parse_k8s_quantity(text)
         raise FlinkValueError(f"{text!r} is not a memory size: unit {label!r} is unknown; {_MEMORY_HELP}")
     result = value * factor
     if result > LONG_MAX:
@@ -220,7 +269,7 @@ def parse_name(text: str, names: Mapping[str, str], *, allow_class: bool = True)
 
 
 def format_duration_ms(ms: int | None) -> str:
-    """60000 -> ``60s``? No: the largest unit that divides evenly: 60000 -> ``1m``, 90000 -> ``90s``."""
+    """The largest unit that divides evenly: 60000 -> ``1m``, 90000 -> ``90s``, 0 -> ``0ms``."""
     if ms is None:
         return "unset"
     for unit, factor in (("d", 86_400_000), ("h", 3_600_000), ("m", 60_000), ("s", 1_000)):

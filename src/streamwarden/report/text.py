@@ -62,4 +62,6 @@ class TextReporter(Reporter):
 
 
 def _first_line(text: str) -> str:
-    return text.strip().splitlines()[0] if text.strip() else ""
+    """The remediation's first paragraph on one line (METADATA wraps it over several)."""
+    paragraph = text.strip().split("\n\n", 1)[0]
+    return " ".join(line.strip() for line in paragraph.splitlines())

@@ -1,0 +1,353 @@
+# Repository deployment files (SW-DEPLOY) and the helpers every repository-side rule uses.
+# input.facts.deployment is built by streamwarden/facts/deployment.py: the effective Flink
+# configuration keyed by the 2.x key, each entry with its provenance (file, line, key as written,
+# raw text) or "default": true where the repository leaves the key unset (Flink's default then).
+# The repository-side bodies of SW-CKPT-* and SW-STATE-* live in checkpoint_deployment.rego and
+# state_deployment.rego and call the helpers below.
+package streamwarden.deployment
+
+import rego.v1
+
+import data.streamwarden.lib
+
+facts := object.get(object.get(input, "facts", {}), "deployment", {})
+
+# The deployment files could be read (SW-FACT-001 reports when they could not).
+available if facts.available == true
+
+# setting(key): the effective entry of a Flink 2.x key, set or defaulted, when its value parsed
+# (an unparseable value is SW-DEPLOY-003's, and no other rule guesses at it).
+setting(key) := e if {
+	available
+	e := facts.config[key]
+	not e.error
+}
+
+# Where a finding about entry e points: the line that sets it, or, for a key the repository
+# leaves unset, the place that should set it (the CR's flinkConfiguration, or the first file).
+location(e) := {"file": e.file, "line": e.line} if {
+	e.default == false
+} else := object.get(facts, "anchor", {"file": null, "line": null})
+
+# origin(e): where the effective value came from, for messages and evidence.
+origin(e) := sprintf("%s:%v (%s)", [e.file, e.line, e.key]) if {
+	e.default == false
+} else := "Flink default (unset in the repository)"
+
+# show(v, type): a value as a reader writes it; durations in the contract's units (60000 -> 1m).
+show(v, type) := "unset" if {
+	v == null
+} else := lib.fmt_ms(v) if {
+	type == "duration"
+} else := sprintf("%v", [v])
+
+# repo_says(e, type): what the repository does with a key, for messages.
+repo_says(e, type) := sprintf("sets %s to %s at %s:%v", [e.key, show(e.value, type), e.file, e.line]) if {
+	e.default == false
+} else := sprintf("leaves %s unset, so Flink uses its default %s", [e.key, show(e.value, type)])
+
+# finding(rule, key, e, message, evidence): a repository-sourced finding about entry e.
+finding(rule, key, e, message, evidence) := f if {
+	loc := location(e)
+	f := {
+		"rule": rule,
+		"message": message,
+		"path": key,
+		"source": "deployment",
+		"file": loc.file,
+		"line": loc.line,
+		"value": e.value,
+		"evidence": object.union(evidence, {
+			"deployment_key": e.key,
+			"deployment_value": e.value,
+			"deployment_source": origin(e),
+		}),
+	}
+}
+
+# --- what the contract asks of the deployment -------------------------------------------------
+
+stateful_operators := object.get(input.contract, ["state", "operators"], [])
+
+exactly_once_sinks := [name |
+	some i, s in object.get(input.contract, ["job", "sinks"], [])
+	s.delivery == "exactly_once"
+	name := object.get(s, "name", sprintf("job.sinks[%d]", [i]))
+]
+
+# Why the pipeline must checkpoint (SW-CKPT-001, SW-CKPT-004).
+checkpointing_reasons contains sprintf("it keeps state (%d operators under state.operators)", [count(stateful_operators)]) if {
+	count(stateful_operators) > 0
+}
+
+checkpointing_reasons contains sprintf("it has exactly-once sinks (%s)", [concat(", ", exactly_once_sinks)]) if {
+	count(exactly_once_sinks) > 0
+}
+
+checkpointing_reasons contains sprintf("the contract declares checkpoint.interval %s", [lib.fmt_ms(i)]) if {
+	i := input.contract.checkpoint.interval
+	lib.positive(i)
+}
+
+# An interval entry that means "no periodic checkpoints".
+checkpointing_off(e) if e.value == null
+
+checkpointing_off(e) if {
+	is_number(e.value)
+	e.value <= 0
+}
+
+repo_checkpointing_off if checkpointing_off(setting("execution.checkpointing.interval"))
+
+repo_checkpointing_on if {
+	e := setting("execution.checkpointing.interval")
+	not checkpointing_off(e)
+}
+
+# Settings SW-CKPT-003 compares: contract field under checkpoint -> Flink key.
+ckpt_settings := [
+	{"setting": "interval", "label": "checkpoint interval", "key": "execution.checkpointing.interval", "type": "duration"},
+	{"setting": "mode", "label": "checkpoint mode", "key": "execution.checkpointing.mode", "type": "enum"},
+	{"setting": "timeout", "label": "checkpoint timeout", "key": "execution.checkpointing.timeout", "type": "duration"},
+	{"setting": "min_pause", "label": "minimum pause between checkpoints", "key": "execution.checkpointing.min-pause", "type": "duration"},
+	{"setting": "max_concurrent", "label": "maximum concurrent checkpoints", "key": "execution.checkpointing.max-concurrent-checkpoints", "type": "int"},
+	{"setting": "unaligned", "label": "unaligned checkpoints", "key": "execution.checkpointing.unaligned.enabled", "type": "bool"},
+	{"setting": "tolerable_failures", "label": "tolerable checkpoint failures", "key": "execution.checkpointing.tolerable-failed-checkpoints", "type": "int"},
+]
+
+# Flink stores tolerable failed checkpoints as a Java int; Integer.MAX_VALUE means unlimited.
+# The contract writes unlimited as a negative number.
+unlimited_failures(n) if n < 0
+
+unlimited_failures(n) if n >= 2147483647
+
+same_setting(_, a, b) if a == b
+
+same_setting("tolerable_failures", a, b) if {
+	unlimited_failures(a)
+	unlimited_failures(b)
+}
+
+# SW-CKPT-003 stays quiet where SW-CKPT-001 already says the repository does not checkpoint:
+# for the interval itself, and for settings left at Flink's default that only matter once it does.
+covered_by_ckpt001(s, _) if {
+	repo_checkpointing_off
+	s.setting == "interval"
+}
+
+covered_by_ckpt001(_, e) if {
+	repo_checkpointing_off
+	e.default == true
+}
+
+# Heap backends: Flink 1.x's legacy names filesystem and jobmanager are heap state too.
+backend_family(v) := "hashmap" if {
+	v in {"hashmap", "filesystem", "jobmanager"}
+} else := v
+
+# Why a checkpoint location is not durable, or undefined when it is.
+nondurable(s) := "a file: URI on the local filesystem, which dies with the machine" if {
+	startswith(lower(trim_space(s)), "file:")
+} else := "a path without a URI scheme: local disk, which dies with the machine" if {
+	not regex.match(`^[A-Za-z][A-Za-z0-9+.-]+:`, trim_space(s))
+}
+
+same_location(a, b) if trim_right(trim_space(a), "/") == trim_right(trim_space(b), "/")
+
+powers_of_two := [1, 2, 4, 8, 16, 32, 64, 128, 256, 512, 1024, 2048, 4096, 8192, 16384, 32768, 65536]
+
+# Flink's max parallelism for pipeline.max-parallelism -1 (KeyGroupRangeAssignment).
+auto_max_parallelism(p) := min({max({x, 128}), 32768}) if {
+	x := min({q | some q in powers_of_two; q >= p + floor(p / 2)})
+}
+
+# --- SW-DEPLOY rules ---------------------------------------------------------------------------
+
+# METADATA
+# title: Deployment files should only set keys Flink knows
+# description: |
+#   Flink ignores configuration keys it does not know, silently: a typo such as
+#   execution.checkpointing.intervall leaves the real setting at its default. Fires for each
+#   key in a deployment file (config.yaml, flink-conf.yaml, a CR's flinkConfiguration, a SQL
+#   SET) that is not a Flink key streamwarden knows, under the namespaces it checks
+#   (execution.checkpointing, state, pipeline, restart-strategy, execution.state-recovery) or
+#   with an unknown first segment. Keys of namespaces streamwarden does not type (kubernetes,
+#   metrics, table, high-availability, ...) are accepted.
+# custom:
+#   id: SW-DEPLOY-001
+#   severity: warning
+#   remediation: |
+#     Fix the key's spelling (the message suggests the closest known key), or remove it.
+#   example: |
+#     flinkConfiguration:
+#       execution.checkpointing.intervall: "60 s"
+warn contains f if {
+	available
+	some u in facts.unknown_keys
+	f := {
+		"rule": "SW-DEPLOY-001",
+		"message": sprintf("%s is not a Flink configuration key streamwarden knows: Flink ignores unknown keys, so it has no effect%s", [u.key, _did_you_mean(u)]),
+		"path": u.key,
+		"source": "deployment",
+		"file": u.file,
+		"line": u.line,
+		"value": u.key,
+		"evidence": {"key": u.key, "suggestion": object.get(u, "suggestion", null)},
+	}
+}
+
+_did_you_mean(u) := sprintf("; did you mean %s?", [u.suggestion]) if {
+	is_string(u.suggestion)
+} else := ""
+
+# METADATA
+# title: A deprecated key and its 2.x name must not disagree
+# description: |
+#   Fires when a Flink 2.x key and one of its deprecated 1.x aliases (for example
+#   execution.checkpointing.num-retained and state.checkpoints.num-retained) are both set in the
+#   deployment files to different values. Flink reads the 2.x key and ignores the alias, wherever
+#   each is set (even when the alias is in a higher-precedence file such as a SQL SET); between
+#   two aliases alone it takes the first in its fallback order. The message says which value Flink
+#   uses and why; the finding points at the line Flink ignores.
+# custom:
+#   id: SW-DEPLOY-002
+#   severity: warning
+#   remediation: |
+#     Delete the deprecated key and keep one value under the 2.x name.
+#   example: |
+#     state.checkpoints.num-retained: 5
+#     execution.checkpointing.num-retained: 3
+warn contains f if {
+	available
+	some c in facts.conflicts
+	f := {
+		"rule": "SW-DEPLOY-002",
+		"message": sprintf(
+			"%s is %v at %s:%v but %s is %v at %s:%v; Flink uses %v from %s because %s. Remove %s and keep one value",
+			[
+				c.alias, c.alias_raw, c.alias_file, c.alias_line, c.wins, c.raw, c.file, c.line,
+				c.raw, c.wins, _conflict_reason(c), c.alias,
+			],
+		),
+		"path": c.key,
+		"source": "deployment",
+		"file": c.alias_file,
+		"line": c.alias_line,
+		"value": {"alias": c.alias, "alias_value": c.alias_value, "value": c.value},
+		"evidence": c,
+	}
+}
+
+_conflict_reason(c) := "a 2.x key always takes precedence over its deprecated aliases, wherever they are set" if {
+	c.wins_by == "2.x-key"
+} else := sprintf("neither is the 2.x key %s and Flink falls back to its deprecated keys in a fixed order, %s first", [c.key, c.wins])
+
+# METADATA
+# title: Deployment values must be values Flink accepts
+# description: |
+#   Fires for each effective Flink setting in the deployment files whose value Flink would refuse
+#   at start-up: a duration or memory size it cannot parse (1h 30min, 60 secs and 5, ten
+#   minutes), a boolean other than true/false (yes, on), an enum constant Flink does not know
+#   (exactly-once instead of EXACTLY_ONCE), a number out of range. Rules that read the key
+#   stay silent for it, since its value is unknown.
+# custom:
+#   id: SW-DEPLOY-003
+#   severity: error
+#   remediation: |
+#     Write the value in Flink's syntax: durations as a number and a unit (500 ms, 60 s, 1 min,
+#     2 h, 1 d) or ISO-8601 (PT1M); sizes as a number and b, kb, mb, gb or tb; booleans true or
+#     false; enum values as Flink's constant names (EXACTLY_ONCE).
+#   example: |
+#     execution.checkpointing.interval: 1h 30min
+deny contains f if {
+	available
+	some p in facts.problems
+	p.code == "invalid-value"
+	f := {
+		"rule": "SW-DEPLOY-003",
+		"message": sprintf("%s; Flink would refuse to start the job with this value", [p.message]),
+		"path": object.get(p, "key", ""),
+		"source": "deployment",
+		"file": p.file,
+		"line": p.line,
+		"value": object.get(p, "raw", null),
+		"evidence": p,
+	}
+}
+
+# METADATA
+# title: Deployment files must be unambiguous
+# description: |
+#   Fires for a deployment file that streamwarden could read only in part, so the effective
+#   configuration may not be what the reader thinks: several Flink resources in one manifest
+#   (the one for this job is used), several YAML documents in a Flink configuration file (Flink
+#   refuses the file: an error), nested blocks in a legacy flink-conf.yaml (Flink 1.x ignores
+#   them: an error), a key set twice in one file, a manifest without a FlinkDeployment or
+#   FlinkSessionJob, or a SQL SET statement that cannot be read.
+# custom:
+#   id: SW-DEPLOY-004
+#   severity: warning
+#   remediation: |
+#     Keep one Flink resource per manifest (or name it after the contract's job), one document
+#     per config file, flat keys in flink-conf.yaml, each key once, and SET 'key' = 'value';.
+#   example: |
+#     job: {deployment: [deploy/all-jobs.yaml]}   # three FlinkDeployments in one file
+warn contains f if {
+	available
+	some p in facts.problems
+	p.code != "invalid-value"
+	f := {
+		"rule": "SW-DEPLOY-004",
+		"severity": object.get(p, "severity", "warning"),
+		"message": p.message,
+		"path": object.get(p, "key", ""),
+		"source": "deployment",
+		"file": p.file,
+		"line": p.line,
+		"value": p.code,
+		"evidence": p,
+	}
+}
+
+# METADATA
+# title: The deployed state backend and checkpoint location must match the contract
+# description: |
+#   Fires when the deployment's effective state.backend.type (Flink's default hashmap when
+#   unset) differs from the contract's state.backend, or its execution.checkpointing.dir differs
+#   from the contract's checkpoint.storage (compared without a trailing slash; a missing or
+#   non-durable directory is SW-CKPT-004's). The contract is then a false description of the
+#   job. The other checkpoint settings are SW-CKPT-003's.
+# custom:
+#   id: SW-DEPLOY-005
+#   severity: error
+#   remediation: |
+#     Make the deployment match the contract (state.backend.type, execution.checkpointing.dir),
+#     or change the contract if the deployment is right.
+#   example: |
+#     state: {backend: rocksdb}            # contract
+#     state.backend.type: hashmap          # flinkConfiguration
+deny contains f if {
+	want := input.contract.state.backend
+	e := setting("state.backend.type")
+	backend_family(e.value) != want
+	f := finding(
+		"SW-DEPLOY-005", "state.backend.type", e,
+		sprintf("the state backend differs from the contract: the contract says %s (state.backend) but the repository %s", [want, repo_says(e, "name")]),
+		{"contract": want, "contract_field": "state.backend"},
+	)
+}
+
+# SW-DEPLOY-005: checkpoint location
+deny contains f if {
+	want := input.contract.checkpoint.storage
+	is_string(want)
+	e := setting("execution.checkpointing.dir")
+	is_string(e.value)
+	not nondurable(e.value)
+	not same_location(want, e.value)
+	f := finding(
+		"SW-DEPLOY-005", "execution.checkpointing.dir", e,
+		sprintf("the checkpoint location differs from the contract: the contract says %s (checkpoint.storage) but the repository %s", [want, repo_says(e, "string")]),
+		{"contract": want, "contract_field": "checkpoint.storage"},
+	)
+}

@@ -1,0 +1,1 @@
+"""Fact gatherers: one module per source (deployment files, and the live sources)."""

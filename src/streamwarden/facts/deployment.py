@@ -1,0 +1,387 @@
+"""Deployment facts: the effective Flink configuration of the files a contract names.
+
+``job.deployment`` lists repository files relative to the contract's directory: Flink 2.x
+``config.yaml``, legacy ``flink-conf.yaml``, Flink Kubernetes Operator manifests
+(``FlinkDeployment`` / ``FlinkSessionJob``) and SQL scripts with ``SET`` lines. The result is the
+``facts.deployment`` document of docs/design-internal.md.
+
+Precedence (which value Flink gets when several places set a key):
+
+1. Precedence classes, lowest first: ``flink-conf.yaml`` / ``config.yaml`` < a CR's
+   ``spec.flinkConfiguration`` < CR fields the operator turns into configuration
+   (``spec.job.allowNonRestoredState`` -> ``execution.state-recovery.ignore-unclaimed-state``,
+   ``spec.job.parallelism`` -> ``parallelism.default``, ``spec.jobManager/taskManager.resource.memory``
+   -> ``*.memory.process.size``; the operator sets them over ``flinkConfiguration``) < SQL
+   ``SET`` lines (a SET applies to the job's session, the most specific place).
+2. Within one class, files apply in the order ``job.deployment`` lists them, and within a file a
+   later line overrides an earlier one (``RESET 'key'`` drops what earlier SQL ``SET``\\ s did).
+3. This decides the value of each key *as written*. Then, as Flink's ``Configuration`` does, a
+   2.x key wins over its deprecated aliases wherever they come from (the aliases in the order
+   Flink falls back to them); when they disagree a ``conflicts`` entry says which one Flink uses.
+4. A key left unset gets Flink's default (``"default": true``) for every option the policies read.
+
+Values are normalized as streamwarden.flink.values parses them (a bare number as a duration is
+milliseconds). A manifest with several Flink resources uses the one named after the contract's
+job (``metadata.name``, or ``pipeline.name`` in its configuration), else the first, and records
+a problem; a FlinkSessionJob brings the FlinkDeployment its ``deploymentName`` names when that is
+in the same manifest (cluster first, job over it). ``spec.job.initialSavepointPath`` and
+``upgradeMode`` stay under ``job`` only: the operator uses them for the first deployment and for
+upgrades, not as the job's configuration.
+
+Every effective value keeps its provenance: file (relative to the repository root), line, the
+key as written and the raw text; values it replaced are listed under ``overridden``.
+
+Failures: a missing or unreadable file, invalid YAML (with file:line), a path outside the
+repository or an unknown file type make the whole source unavailable
+(``{"available": false, "configured": true, "error": ...}``): the run goes on and SW-FACT-001
+reports it. Values Flink would refuse, unknown keys and ambiguous manifests are facts of their own
+(``problems``, ``unknown_keys``) that policies report (SW-DEPLOY-*).
+
+Each file is read and parsed once per :class:`DeploymentGatherer` (cache by resolved path, checked
+against the file's mtime and size); :func:`gather_deployment` shares one gatherer per root.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from streamwarden.errors import StreamwardenError
+from streamwarden.facts.deployment_files import (
+    KIND_SQL,
+    RANK_SQL,
+    Assignment,
+    ParsedFile,
+    Problem,
+    Resource,
+    mapping,
+    read_sql,
+    read_yaml,
+)
+from streamwarden.flink.config import KeyStatus, explicit_defaults, lookup
+from streamwarden.flink.values import FlinkValueError
+from streamwarden.yamlsafe import read_text
+
+_YAML_SUFFIXES = (".yaml", ".yml")
+
+
+@dataclass
+class _Setting:
+    """An assignment placed in the run: which file, in which order."""
+
+    a: Assignment
+    file: str
+    kind: str
+    seq: int
+    value: Any = None
+    error: str | None = None
+
+    def parse(self) -> None:
+        """Normalize the value once; the result is kept on the (cached) assignment."""
+        if self.a.parsed is None:
+            option = lookup(self.a.key or "").option
+            try:
+                self.a.parsed = (self.a.raw if option is None else option.parse(self.a.raw), None)
+            except FlinkValueError as exc:
+                self.a.parsed = (None, str(exc))
+        self.value, self.error = self.a.parsed
+
+    def provenance(self) -> dict[str, Any]:
+        out: dict[str, Any] = {
+            "value": self.value,
+            "raw": self.a.raw,
+            "key": self.a.written,
+            "file": self.file,
+            "line": self.a.line,
+            "kind": self.kind,
+            "default": False,
+        }
+        if self.error:
+            out["error"] = self.error
+        return out
+
+
+class DeploymentGatherer:
+    """Gathers ``facts.deployment`` for many contracts of one repository, reading each file once."""
+
+    def __init__(self, root: Path) -> None:
+        self.root = root.resolve()
+        # resolved path -> (mtime and size when read, what was read): a file edited since is read again
+        self._cache: dict[Path, tuple[tuple[int, int] | None, ParsedFile | StreamwardenError]] = {}
+
+    def gather(self, contract: dict[str, Any], contract_file: Path) -> dict[str, Any]:
+        job = mapping(contract.get("job"))
+        entries = job.get("deployment")
+        if entries is None or entries == [] or entries == "":
+            return {"available": False, "configured": False}
+        if isinstance(entries, str):
+            entries = [entries]
+        base = contract_file.resolve().parent
+        confined = base.is_relative_to(self.root)  # a contract in the repository names files in it
+        loaded: list[tuple[str, ParsedFile]] = []
+        errors: list[str] = []
+        for entry in entries if isinstance(entries, list) else [entries]:
+            if not isinstance(entry, str) or not entry.strip():
+                errors.append(f"job.deployment: {entry!r} is not a file path")
+                continue
+            resolved = (base / entry).resolve()
+            if confined and not resolved.is_relative_to(self.root):
+                errors.append(f"{entry}: is outside the repository; deployment files must live in the repository")
+                continue
+            display = self._display(resolved, entry)
+            result = self._load(resolved, display)
+            if isinstance(result, StreamwardenError):
+                errors.append(f"{result.where()}: {result.message}" if result.where() else result.message)
+            else:
+                loaded.append((display, result))
+        if errors:
+            return {"available": False, "configured": True, "error": "; ".join(errors)}
+        return _Builder(contract, job).build(loaded)
+
+    def _display(self, resolved: Path, entry: str) -> str:
+        if resolved.is_relative_to(self.root):
+            return resolved.relative_to(self.root).as_posix()
+        return entry
+
+    def _load(self, resolved: Path, shown: str) -> ParsedFile | StreamwardenError:
+        try:
+            st = resolved.stat()
+            signature: tuple[int, int] | None = (st.st_mtime_ns, st.st_size)
+        except OSError:
+            signature = None
+        cached = self._cache.get(resolved)
+        if cached is not None and cached[0] == signature:
+            return cached[1]
+        result: ParsedFile | StreamwardenError
+        try:
+            result = self._read(resolved, shown)
+        except StreamwardenError as exc:
+            result = exc
+        self._cache[resolved] = (signature, result)
+        return result
+
+    def _read(self, resolved: Path, shown: str) -> ParsedFile:
+        suffix = resolved.suffix.lower()
+        if suffix not in _YAML_SUFFIXES and suffix != ".sql":
+            if not resolved.exists():
+                raise StreamwardenError("file does not exist", file=shown)
+            raise StreamwardenError(
+                "is not a deployment file streamwarden can read (expected .yaml, .yml or .sql)", file=shown
+            )
+        text = read_text(resolved, shown)
+        return read_sql(text) if suffix == ".sql" else read_yaml(text, shown)
+
+
+_SHARED: dict[Path, DeploymentGatherer] = {}
+
+
+def gather_deployment(
+    contract: dict[str, Any], contract_file: Path, root: Path, gatherer: DeploymentGatherer | None = None
+) -> dict[str, Any]:
+    """``facts.deployment`` for one contract.
+
+    Without ``gatherer``, one shared per repository root is used, so a run over many contracts
+    parses each file once (a file changed on disk since is read again).
+    """
+    if gatherer is None:
+        key = root.resolve()
+        gatherer = _SHARED.get(key)
+        if gatherer is None:
+            if len(_SHARED) >= 8:
+                _SHARED.clear()
+            gatherer = _SHARED[key] = DeploymentGatherer(key)
+    return gatherer.gather(contract, contract_file)
+
+
+def _names(contract: dict[str, Any], job: dict[str, Any]) -> set[str]:
+    meta = mapping(contract.get("metadata"))
+    return {str(n) for n in (job.get("name"), meta.get("name")) if n}
+
+
+class _Builder:
+    def __init__(self, contract: dict[str, Any], job: dict[str, Any]) -> None:
+        self.names = _names(contract, job)
+        self.job_name = job.get("name")
+        self.settings: list[_Setting] = []
+        self.files: list[dict[str, Any]] = []
+        self.problems: list[dict[str, Any]] = []
+        self.job: dict[str, Any] = {}
+        self.anchor: dict[str, Any] | None = None
+        self.fallback_anchor: dict[str, Any] | None = None
+
+    def build(self, loaded: list[tuple[str, ParsedFile]]) -> dict[str, Any]:
+        for display, parsed in loaded:
+            self._add_file(display, parsed)
+        anchor = self.anchor or self.fallback_anchor or {"file": loaded[0][0], "line": 1}
+        config, conflicts, unknown = _merge(self.settings, self.problems)
+        for option in explicit_defaults():
+            config.setdefault(
+                option.key,
+                {
+                    "value": option.default,
+                    "raw": None,
+                    "key": option.key,
+                    "file": None,
+                    "line": None,
+                    "kind": None,
+                    "default": True,
+                },
+            )
+        return {
+            "available": True,
+            "configured": True,
+            "files": self.files,
+            "anchor": anchor,
+            "config": config,
+            "job": self.job,
+            "conflicts": conflicts,
+            "unknown_keys": unknown,
+            "problems": self.problems,
+        }
+
+    def _add_file(self, display: str, parsed: ParsedFile) -> None:
+        entry: dict[str, Any] = {"file": display, "kind": parsed.kind}
+        self._problems(display, parsed.problems)
+        assignments = list(parsed.assignments)
+        if parsed.resources:
+            chosen = self._choose(display, parsed.resources)
+            entry["resources"] = [f"{r.api_kind}/{r.name}" for r in chosen]
+            for res in chosen:
+                self._problems(display, res.problems)
+                assignments.extend(res.assignments)
+                for fact, a in res.job.items():
+                    s = _Setting(a, display, res.kind, 0)
+                    s.parse()
+                    self.job[fact] = s.provenance()
+            if self.anchor is None:
+                self.anchor = {"file": display, "line": chosen[-1].anchor_line}
+        elif parsed.kind != KIND_SQL and self.fallback_anchor is None:
+            self.fallback_anchor = {"file": display, "line": 1}
+        self.files.append(entry)
+        for a in assignments:
+            self.settings.append(_Setting(a, display, parsed.kind, len(self.settings)))
+
+    def _problems(self, display: str, problems: list[Problem]) -> None:
+        for p in problems:
+            item: dict[str, Any] = {
+                "file": display,
+                "line": p.line,
+                "message": p.message,
+                "code": p.code,
+                "severity": p.severity,
+            }
+            if p.key:
+                item["key"] = p.key
+            if p.raw is not None:
+                item["raw"] = p.raw
+            self.problems.append(item)
+
+    def _choose(self, display: str, resources: list[Resource]) -> list[Resource]:
+        """The resource for this job; a FlinkSessionJob brings the FlinkDeployment it runs on."""
+        if len(resources) == 1:
+            return resources
+        matching = [r for r in resources if r.name in self.names or r.pipeline_name in self.names]
+        jobs = [r for r in matching if r.kind != "flink-deployment"] or matching
+        chosen = jobs[0] if jobs else resources[0]
+        picked = [chosen]
+        cluster = [r for r in resources if r.kind == "flink-deployment" and r.name == chosen.deployment_name]
+        if chosen.deployment_name and cluster:
+            picked = [cluster[0], chosen]
+        rest = [r for r in resources if r not in picked]
+        if rest:
+            why = "its name matches the contract's job" if jobs else f"the first; none is named {self.job_name!r}"
+            listed = ", ".join(f"{r.api_kind} {r.name} (line {r.line})" for r in resources)
+            self.problems.append(
+                {
+                    "file": display,
+                    "line": rest[0].line,
+                    "code": "several-resources",
+                    "severity": "warning",
+                    "message": f"{len(resources)} Flink resources in one manifest ({listed}); using "
+                    f"{chosen.api_kind} {chosen.name} ({why}) and ignoring the others",
+                }
+            )
+        return picked
+
+
+def _merge(settings: list[_Setting], problems: list[dict[str, Any]]) -> tuple[dict[str, Any], list[Any], list[Any]]:
+    live: list[_Setting] = []
+    for s in settings:  # RESET drops earlier SQL SETs (of one key, or of all keys)
+        if s.a.reset:
+            live = [x for x in live if not (x.a.rank == RANK_SQL and (s.a.key is None or x.a.key == s.a.key))]
+        else:
+            live.append(s)
+    by_key: dict[str, list[_Setting]] = {}
+    for s in live:
+        by_key.setdefault(s.a.key or "", []).append(s)
+    winners: dict[str, _Setting] = {}
+    overridden: dict[str, list[_Setting]] = {}
+    for key, group in by_key.items():
+        ordered = sorted(group, key=lambda x: (x.a.rank, x.seq))
+        winners[key], overridden[key] = ordered[-1], ordered[:-1]
+
+    config: dict[str, Any] = {}
+    conflicts: list[dict[str, Any]] = []
+    unknown: list[dict[str, Any]] = []
+    seen_unknown: set[tuple[str, str, int]] = set()
+    groups: dict[str, list[str]] = {}
+    for s in live:
+        info = lookup(s.a.key or "")
+        if info.status is KeyStatus.UNKNOWN and (s.a.key or "", s.file, s.a.line) not in seen_unknown:
+            seen_unknown.add((s.a.key or "", s.file, s.a.line))
+            item: dict[str, Any] = {"key": s.a.key, "file": s.file, "line": s.a.line}
+            if info.suggestion:
+                item["suggestion"] = info.suggestion
+            unknown.append(item)
+    for key in winners:
+        info = lookup(key)
+        groups.setdefault(info.canonical, []).append(key)
+    for canonical, keys in groups.items():
+        info = lookup(canonical)
+        order = [info.option.key, *info.option.aliases] if info.option else keys
+        present = [k for k in order if k in winners]
+        chosen = winners[present[0]]
+        chosen.parse()
+        entry = chosen.provenance()
+        if overridden[present[0]]:
+            entry["overridden"] = [
+                {"file": o.file, "line": o.a.line, "key": o.a.written, "raw": o.a.raw} for o in overridden[present[0]]
+            ]
+        config[canonical] = entry
+        if chosen.error:
+            problems.append(
+                {
+                    "file": chosen.file,
+                    "line": chosen.a.line,
+                    "code": "invalid-value",
+                    "severity": "error",
+                    "key": canonical,
+                    "raw": chosen.a.raw,
+                    "message": f"{chosen.a.written}: {chosen.error}",
+                }
+            )
+        for other_key in present[1:]:
+            other = winners[other_key]
+            other.parse()
+            same = (other.value == chosen.value) if not (other.error or chosen.error) else other.a.raw == chosen.a.raw
+            if not same:
+                conflicts.append(
+                    {
+                        "key": canonical,
+                        "alias": other.a.written,
+                        "value": chosen.value,
+                        "alias_value": other.value,
+                        "raw": chosen.a.raw,
+                        "alias_raw": other.a.raw,
+                        "file": chosen.file,
+                        "line": chosen.a.line,
+                        "alias_file": other.file,
+                        "alias_line": other.a.line,
+                        "wins": chosen.a.written,
+                        # why Flink takes it: the 2.x key always beats its deprecated aliases;
+                        # among aliases alone, Flink's fallback order decides
+                        "wins_by": "2.x-key" if present[0] == canonical else "fallback-order",
+                    }
+                )
+    return config, conflicts, unknown

@@ -1,0 +1,313 @@
+"""Read one deployment file into settings with their lines (no merging, no contract).
+
+Kinds: ``flink-config`` (Flink 2.x ``config.yaml``: nested and flattened keys, both legal),
+``flink-conf`` (legacy flat ``flink-conf.yaml``), ``flink-deployment`` / ``flink-session-job``
+(Flink Kubernetes Operator CRs, ``flink.apache.org/*``), ``manifest`` (Kubernetes YAML without a
+Flink resource) and ``sql`` (``SET 'key' = 'value';`` lines). A YAML file is a manifest when a
+document has ``apiVersion`` and ``kind``; otherwise it is a Flink configuration file, and
+``flink-conf.yaml`` / ``flink-conf.yml`` by name is the legacy kind.
+
+Values are kept *as written* (``raw``): for a YAML scalar that PyYAML would turn into a number
+or a boolean, the text on the line is used, because Flink reads the text (``yes`` is no Flink
+boolean; ``010`` is ten milliseconds, not octal).
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from typing import Any
+
+from streamwarden.flink.config import is_map_key
+from streamwarden.flink.sql import parse_sql_settings
+from streamwarden.flink.values import FlinkValueError, parse_bool, parse_enum, parse_int, parse_memory_bytes
+from streamwarden.yamlsafe import YamlDocument, join_key, parse_documents
+
+KIND_CONFIG = "flink-config"
+KIND_CONF = "flink-conf"
+KIND_DEPLOYMENT = "flink-deployment"
+KIND_SESSION_JOB = "flink-session-job"
+KIND_MANIFEST = "manifest"
+KIND_SQL = "sql"
+
+# Precedence classes, lowest first (see facts/deployment.py).
+RANK_CONFIG, RANK_CR, RANK_CR_FIELD, RANK_SQL = 0, 1, 2, 3
+
+CR_KINDS = {"FlinkDeployment": KIND_DEPLOYMENT, "FlinkSessionJob": KIND_SESSION_JOB}
+
+
+@dataclass
+class Assignment:
+    """One key set on one line. ``key`` is the Flink key it sets; ``written`` how the file names it."""
+
+    key: str | None  # None only for a SQL `RESET;` of every key
+    raw: Any
+    line: int
+    rank: int
+    written: str = ""
+    reset: bool = False
+    parsed: tuple[Any, str | None] | None = None  # (value, error) when the reader already parsed it
+
+    def __post_init__(self) -> None:
+        if not self.written and self.key is not None:
+            self.written = self.key
+
+
+@dataclass
+class Problem:
+    line: int | None
+    message: str
+    code: str
+    severity: str = "warning"
+    key: str | None = None
+    raw: Any = None
+
+
+@dataclass
+class Resource:
+    """One FlinkDeployment / FlinkSessionJob document."""
+
+    kind: str
+    api_kind: str
+    name: str | None
+    line: int
+    anchor_line: int
+    deployment_name: str | None = None  # FlinkSessionJob spec.deploymentName
+    pipeline_name: str | None = None
+    assignments: list[Assignment] = field(default_factory=list)
+    job: dict[str, Assignment] = field(default_factory=dict)  # facts name -> field as written
+    problems: list[Problem] = field(default_factory=list)
+
+
+@dataclass
+class ParsedFile:
+    kind: str
+    assignments: list[Assignment] = field(default_factory=list)
+    resources: list[Resource] = field(default_factory=list)
+    problems: list[Problem] = field(default_factory=list)
+
+
+_PLAIN_TOKEN = r"""['"]?\s*:\s+([^\s#,\]}]+)"""
+
+
+def mapping(value: Any) -> dict[str, Any]:
+    """``value`` when it is a mapping, else an empty one (for optional YAML sections)."""
+    return value if isinstance(value, dict) else {}
+
+
+def raw_text(value: Any, line_text: str, key: str) -> Any:
+    """The value as Flink reads it: strings as they are, other scalars as written on the line."""
+    if value is None or isinstance(value, (str, dict, list)):
+        return value
+    match = re.search(re.escape(key) + _PLAIN_TOKEN, line_text)
+    if match:
+        return match.group(1)
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    return str(value)
+
+
+class _Flattener:
+    def __init__(self, doc: YamlDocument, lines: list[str], rank: int, out: list[Assignment], problems: list[Problem]):
+        self.doc, self.lines, self.rank, self.out, self.problems = doc, lines, rank, out, problems
+        self.seen: dict[str, int] = {}
+
+    def walk(self, data: dict[str, Any], prefix: str, mark_path: str, nested_ok: bool = True) -> None:
+        for k, v in data.items():
+            key = f"{prefix}.{k}" if prefix else str(k)
+            path = join_key(mark_path, str(k))
+            line = self.doc.marks.get(path, self.doc.start_line)
+            if isinstance(v, dict) and v and not is_map_key(key):
+                if not nested_ok:
+                    self.problems.append(
+                        Problem(
+                            line,
+                            f"{key!r} is a nested block, but Flink 1.x reads flink-conf.yaml line by line as "
+                            "flat 'key: value' pairs and ignores it; write flat keys, or use config.yaml (Flink 2.x)",
+                            "nested-in-flink-conf",
+                            "error",
+                            key,
+                        )
+                    )
+                    continue
+                self.walk(v, key, path)
+                continue
+            if key in self.seen:
+                self.problems.append(
+                    Problem(
+                        line,
+                        f"{key} is set twice in this file (line {self.seen[key]} and line {line}); "
+                        "Flink keeps the later one",
+                        "duplicate-key",
+                        "warning",
+                        key,
+                    )
+                )
+            self.seen[key] = line
+            text = self.lines[line - 1] if 0 < line <= len(self.lines) else ""
+            self.out.append(Assignment(key, raw_text(v, text, str(k)), line, self.rank))
+
+
+def read_sql(text: str) -> ParsedFile:
+    parsed = ParsedFile(KIND_SQL)
+    settings, problems = parse_sql_settings(text)
+    for s in settings:
+        parsed.assignments.append(Assignment(s.key, s.value, s.line, RANK_SQL, reset=s.reset))
+    for p in problems:
+        parsed.problems.append(Problem(p.line, p.message, "unreadable-statement"))
+    return parsed
+
+
+def read_yaml(text: str, display: str) -> ParsedFile:
+    """A Flink config file or a Kubernetes manifest; raises InputError when it is not valid YAML."""
+    docs = [d for d in parse_documents(text, display) if d.data is not None]
+    lines = text.splitlines()
+    name = display.rsplit("/", 1)[-1].lower()
+    if any(_is_k8s(d.data) for d in docs):
+        return _read_manifest(docs, lines)
+    legacy = name in ("flink-conf.yaml", "flink-conf.yml")
+    parsed = ParsedFile(KIND_CONF if legacy else KIND_CONFIG)
+    if not docs:
+        parsed.problems.append(Problem(1, "the file is empty: it sets no Flink key", "no-flink-settings"))
+        return parsed
+    if len(docs) > 1:
+        parsed.problems.append(
+            Problem(
+                docs[1].start_line,
+                f"{len(docs)} YAML documents in a Flink configuration file: Flink reads a single "
+                "document and refuses the file; only the first one is used here",
+                "several-documents",
+                "error",
+            )
+        )
+    doc = docs[0]
+    if not isinstance(doc.data, dict):
+        parsed.problems.append(
+            Problem(doc.start_line, "the file is not a mapping of Flink keys to values", "no-flink-settings", "error")
+        )
+        return parsed
+    _Flattener(doc, lines, RANK_CONFIG, parsed.assignments, parsed.problems).walk(doc.data, "", "", not legacy)
+    return parsed
+
+
+def _is_k8s(data: Any) -> bool:
+    return isinstance(data, dict) and "apiVersion" in data and "kind" in data
+
+
+def _read_manifest(docs: list[YamlDocument], lines: list[str]) -> ParsedFile:
+    parsed = ParsedFile(KIND_MANIFEST)
+    others: list[str] = []
+    for doc in docs:
+        data = doc.data
+        if not _is_k8s(data):
+            continue
+        api, kind = str(data.get("apiVersion")), str(data.get("kind"))
+        if api.startswith("flink.apache.org/") and kind in CR_KINDS:
+            parsed.resources.append(_read_resource(doc, lines))
+        else:
+            others.append(f"{kind} at line {doc.start_line}")
+    if parsed.resources:
+        parsed.kind = parsed.resources[0].kind
+    else:
+        parsed.problems.append(
+            Problem(
+                docs[0].start_line,
+                "no FlinkDeployment or FlinkSessionJob (apiVersion flink.apache.org/v1beta1) in "
+                f"this manifest (found {', '.join(others) or 'nothing'}): it sets no Flink key",
+                "no-flink-settings",
+            )
+        )
+    return parsed
+
+
+def _read_resource(doc: YamlDocument, lines: list[str]) -> Resource:
+    data = doc.data
+    meta = mapping(data.get("metadata"))
+    spec = mapping(data.get("spec"))
+    anchor = doc.marks.get("spec.flinkConfiguration") or doc.marks.get("spec") or doc.start_line
+    res = Resource(
+        kind=CR_KINDS[str(data["kind"])],
+        api_kind=str(data["kind"]),
+        name=str(meta["name"]) if meta.get("name") is not None else None,
+        line=doc.start_line,
+        anchor_line=anchor,
+        deployment_name=str(spec["deploymentName"]) if spec.get("deploymentName") is not None else None,
+    )
+    conf = spec.get("flinkConfiguration")
+    if isinstance(conf, dict):
+        _Flattener(doc, lines, RANK_CR, res.assignments, res.problems).walk(conf, "", "spec.flinkConfiguration")
+    elif conf is not None:
+        res.problems.append(
+            Problem(anchor, "spec.flinkConfiguration is not a mapping of keys to values", "invalid-value", "error")
+        )
+    for a in res.assignments:
+        if a.key == "pipeline.name" and isinstance(a.raw, str):
+            res.pipeline_name = a.raw
+    _read_spec_fields(doc, spec, lines, res)
+    return res
+
+
+def _field(doc: YamlDocument, lines: list[str], path: str, value: Any) -> tuple[Any, int]:
+    line = doc.marks.get(path, doc.start_line)
+    text = lines[line - 1] if 0 < line <= len(lines) else ""
+    raw = raw_text(value, text, path.rsplit(".", 1)[-1])
+    return raw, line
+
+
+def _parse_spec(parser: Any, raw: Any) -> tuple[Any, str | None]:
+    try:
+        return parser(raw), None
+    except FlinkValueError as exc:
+        return None, str(exc)
+
+
+_JOB_FIELDS: dict[str, tuple[str, Any, str | None]] = {
+    # CR field under spec.job -> (facts name, parser, Flink key the operator sets from it)
+    "parallelism": ("parallelism", lambda r: parse_int(r, minimum=1), "parallelism.default"),
+    "upgradeMode": (
+        "upgrade_mode",
+        lambda r: parse_enum(str(r).replace("-", "_"), ("STATELESS", "SAVEPOINT", "LAST_STATE")),
+        None,
+    ),
+    "allowNonRestoredState": (
+        "allow_non_restored_state",
+        parse_bool,
+        "execution.state-recovery.ignore-unclaimed-state",
+    ),
+    "initialSavepointPath": ("initial_savepoint_path", str, None),
+    "savepointRedeployNonce": ("savepoint_redeploy_nonce", lambda r: parse_int(r, maximum=2**63 - 1), None),
+    "state": ("state", lambda r: parse_enum(r, ("RUNNING", "SUSPENDED")), None),
+}
+
+
+def _read_spec_fields(doc: YamlDocument, spec: dict[str, Any], lines: list[str], res: Resource) -> None:
+    job = mapping(spec.get("job"))
+    for name, (fact, parser, target) in _JOB_FIELDS.items():
+        if job.get(name) is None:
+            continue
+        raw, line = _field(doc, lines, f"spec.job.{name}", job[name])
+        value, error = _parse_spec(parser, raw)
+        written = f"spec.job.{name}"
+        res.job[fact] = Assignment(target or written, raw, line, RANK_CR_FIELD, written=written, parsed=(value, error))
+        if error:
+            res.problems.append(Problem(line, f"{written}: {error}", "invalid-value", "error", written, raw))
+        elif target:
+            res.assignments.append(res.job[fact])
+    if spec.get("flinkVersion") is not None:
+        raw, line = _field(doc, lines, "spec.flinkVersion", spec["flinkVersion"])
+        res.job["flink_version"] = Assignment("spec.flinkVersion", raw, line, RANK_CR_FIELD, parsed=(str(raw), None))
+    for section, target in (
+        ("jobManager", "jobmanager.memory.process.size"),
+        ("taskManager", "taskmanager.memory.process.size"),
+    ):
+        block = spec.get(section)
+        resource = block.get("resource") if isinstance(block, dict) else None
+        if not isinstance(resource, dict) or resource.get("memory") is None:
+            continue
+        path = f"spec.{section}.resource.memory"
+        raw, line = _field(doc, lines, path, resource["memory"])
+        value, error = _parse_spec(lambda r: parse_memory_bytes(r, kubernetes=True), raw)
+        if error:
+            res.problems.append(Problem(line, f"{path}: {error}", "invalid-value", "error", path, raw))
+            continue
+        res.assignments.append(Assignment(target, raw, line, RANK_CR_FIELD, written=path, parsed=(value, None)))

@@ -1,0 +1,424 @@
+"""What streamwarden knows about Flink configuration keys (no I/O).
+
+The key table gives each option its Flink 2.x name, its deprecated 1.x aliases in the order
+Flink falls back to them, its type and its default (reference/flink-iceberg.md §2). Options
+marked ``explicit_default`` are the ones the policies read: when the repository leaves them
+unset, the deployment facts carry Flink's default explicitly.
+
+Key classes:
+- a key in the table (or one of its aliases) is **typed**: its value is parsed and normalized;
+- a key under an *open* prefix (``kubernetes.``, ``metrics.``, ``table.``, the RocksDB tuning
+  keys, ...) is **known** but not typed: streamwarden does not validate it;
+- a key under a *governed* prefix (``execution.checkpointing.``, ``state.``, ``pipeline.``,
+  ``restart-strategy.``, ``execution.state-recovery.``) that is not in the table, and a key with
+  an unknown first segment, is **unknown**: Flink ignores it silently, which is usually a typo.
+"""
+
+from __future__ import annotations
+
+import difflib
+import functools
+from dataclasses import dataclass
+from enum import Enum
+from typing import Any
+
+from streamwarden.flink.values import (
+    INT_MAX,
+    FlinkValueError,
+    parse_bool,
+    parse_duration_ms,
+    parse_enum,
+    parse_int,
+    parse_memory_bytes,
+    parse_name,
+)
+
+
+class ValueType(str, Enum):
+    DURATION = "duration"
+    MEMORY = "memory"
+    BOOL = "bool"
+    INT = "int"
+    ENUM = "enum"  # a Java enum: constants in `choices`
+    NAME = "name"  # a short name Flink maps to an implementation, or a class name
+    STRING = "string"
+    MAP = "map"  # a structured value: nested YAML below it is not flattened
+
+
+@dataclass(frozen=True)
+class FlinkOption:
+    key: str
+    type: ValueType
+    default: Any = None
+    aliases: tuple[str, ...] = ()
+    choices: tuple[str, ...] = ()  # ENUM: Java constants; NAME: accepted short names
+    names: tuple[tuple[str, str], ...] = ()  # NAME: extra spellings -> canonical short name
+    minimum: int | None = None
+    explicit_default: bool = False  # made explicit in the facts when the repository leaves it unset
+
+    def parse(self, raw: Any) -> Any:
+        """Normalize one value as written; raises FlinkValueError when Flink would refuse it."""
+        if raw is None or (isinstance(raw, str) and not raw.strip() and self.type is not ValueType.STRING):
+            raise FlinkValueError("the key has no value; Flink refuses an empty value for it")
+        if self.type is ValueType.MAP or self.type is ValueType.STRING:
+            return raw
+        if isinstance(raw, (dict, list)):
+            raise FlinkValueError(f"a {self.type.value} is expected here, not a YAML {type(raw).__name__}")
+        text = raw if isinstance(raw, str) else str(raw)
+        if self.type is ValueType.DURATION:
+            return parse_duration_ms(text)
+        if self.type is ValueType.MEMORY:
+            return parse_memory_bytes(text)
+        if self.type is ValueType.BOOL:
+            return parse_bool(text)
+        if self.type is ValueType.INT:
+            return parse_int(text, minimum=self.minimum)
+        if self.type is ValueType.ENUM:
+            return parse_enum(text, self.choices)
+        names = {c: c for c in self.choices}
+        names.update(dict(self.names))
+        return parse_name(text, names)
+
+
+_DUR, _MEM, _BOOL, _INT, _ENUM, _NAME, _STR = (
+    ValueType.DURATION,
+    ValueType.MEMORY,
+    ValueType.BOOL,
+    ValueType.INT,
+    ValueType.ENUM,
+    ValueType.NAME,
+    ValueType.STRING,
+)
+CKPT = "execution.checkpointing."
+
+OPTIONS: tuple[FlinkOption, ...] = (
+    # --- checkpointing (the policies read these) ---
+    FlinkOption(CKPT + "interval", _DUR, None, explicit_default=True),
+    FlinkOption(CKPT + "mode", _ENUM, "exactly_once", choices=("EXACTLY_ONCE", "AT_LEAST_ONCE"), explicit_default=True),
+    FlinkOption(CKPT + "timeout", _DUR, 600_000, explicit_default=True),
+    FlinkOption(CKPT + "min-pause", _DUR, 0, explicit_default=True),
+    FlinkOption(CKPT + "max-concurrent-checkpoints", _INT, 1, minimum=1, explicit_default=True),
+    FlinkOption(
+        CKPT + "externalized-checkpoint-retention",
+        _ENUM,
+        "no_externalized_checkpoints",
+        choices=("RETAIN_ON_CANCELLATION", "DELETE_ON_CANCELLATION", "NO_EXTERNALIZED_CHECKPOINTS"),
+        explicit_default=True,
+    ),
+    FlinkOption(
+        CKPT + "num-retained", _INT, 1, aliases=("state.checkpoints.num-retained",), minimum=1, explicit_default=True
+    ),
+    FlinkOption(
+        CKPT + "dir",
+        _STR,
+        None,
+        aliases=("state.checkpoints.dir", "state.backend.fs.checkpointdir"),
+        explicit_default=True,
+    ),
+    FlinkOption(
+        CKPT + "savepoint-dir",
+        _STR,
+        None,
+        aliases=("state.savepoints.dir", "savepoints.state.backend.fs.dir"),
+        explicit_default=True,
+    ),
+    FlinkOption(
+        CKPT + "storage",
+        _NAME,
+        None,
+        aliases=("state.checkpoint-storage",),
+        choices=("jobmanager", "filesystem"),
+        explicit_default=True,
+    ),
+    FlinkOption(CKPT + "incremental", _BOOL, False, aliases=("state.backend.incremental",), explicit_default=True),
+    FlinkOption(CKPT + "unaligned.enabled", _BOOL, False, aliases=(CKPT + "unaligned",), explicit_default=True),
+    FlinkOption(CKPT + "tolerable-failed-checkpoints", _INT, 0, minimum=0, explicit_default=True),
+    FlinkOption(CKPT + "aligned-checkpoint-timeout", _DUR, 0, aliases=(CKPT + "alignment-timeout",)),
+    FlinkOption(CKPT + "unaligned.forced", _BOOL, False),
+    FlinkOption(CKPT + "unaligned.max-subtasks-per-channel-state-file", _INT, 5, minimum=1),
+    FlinkOption(CKPT + "unaligned.interruptible-timers.enabled", _BOOL, False),
+    FlinkOption(CKPT + "interval-during-backlog", _DUR, None),
+    FlinkOption(
+        CKPT + "checkpoints-after-tasks-finish", _BOOL, True, aliases=(CKPT + "checkpoints-after-tasks-finish.enabled",)
+    ),
+    FlinkOption(CKPT + "cleaner.parallel-mode", _BOOL, True),
+    FlinkOption(CKPT + "create-subdir", _BOOL, True),
+    FlinkOption(CKPT + "local-backup.enabled", _BOOL, False),
+    FlinkOption(CKPT + "local-backup.dirs", _STR, None, aliases=("taskmanager.state.local.root-dirs",)),
+    FlinkOption(
+        CKPT + "write-buffer-size",
+        _MEM,
+        4096,
+        aliases=("state.storage.fs.write-buffer-size", "state.backend.fs.write-buffer-size"),
+    ),
+    FlinkOption(
+        CKPT + "data-inline-threshold",
+        _MEM,
+        20480,
+        aliases=("state.storage.fs.memory-threshold", "state.backend.fs.memory-threshold"),
+    ),
+    FlinkOption(CKPT + "file-merging.enabled", _BOOL, False),
+    FlinkOption(CKPT + "file-merging.across-checkpoint-boundary", _BOOL, False),
+    FlinkOption(CKPT + "file-merging.max-file-size", _MEM, 32 * 1024**2),
+    FlinkOption(CKPT + "file-merging.pool-blocking", _BOOL, False),
+    FlinkOption(CKPT + "file-merging.max-space-amplification", _STR, "2.0"),
+    FlinkOption(CKPT + "snapshot-compression", _BOOL, False),
+    FlinkOption(CKPT + "recover-without-channel-state.checkpoint-id", _STR, "-1"),
+    # --- state backend ---
+    FlinkOption(
+        "state.backend.type",
+        _NAME,
+        "hashmap",
+        aliases=("state.backend",),
+        choices=("hashmap", "rocksdb", "forst"),
+        names=(("filesystem", "filesystem"), ("jobmanager", "jobmanager")),
+        explicit_default=True,
+    ),
+    FlinkOption("state.changelog.enabled", _BOOL, False, aliases=("state.backend.changelog.enabled",)),
+    FlinkOption(
+        "state.changelog.periodic-materialize.interval",
+        _DUR,
+        600_000,
+        aliases=("state.backend.changelog.periodic-materialize.interval",),
+    ),
+    FlinkOption(
+        "state.changelog.max-failures-allowed", _INT, 3, aliases=("state.backend.changelog.max-failures-allowed",)
+    ),
+    FlinkOption("state.changelog.storage", _STR, "memory", aliases=("state.backend.changelog.storage",)),
+    # --- restore ---
+    FlinkOption(
+        "execution.state-recovery.path", _STR, None, aliases=("execution.savepoint.path",), explicit_default=True
+    ),
+    FlinkOption(
+        "execution.state-recovery.ignore-unclaimed-state",
+        _BOOL,
+        False,
+        aliases=("execution.savepoint.ignore-unclaimed-state",),
+        explicit_default=True,
+    ),
+    FlinkOption(
+        "execution.state-recovery.claim-mode",
+        _ENUM,
+        "no_claim",
+        aliases=("execution.savepoint-restore-mode",),
+        choices=("CLAIM", "NO_CLAIM", "LEGACY"),
+        explicit_default=True,
+    ),
+    FlinkOption("execution.state-recovery.from-local", _BOOL, False, aliases=("state.backend.local-recovery",)),
+    FlinkOption("execution.state-recovery.approximate-local-recovery", _BOOL, False),
+    FlinkOption("execution.state-recovery.without-channel-state.checkpoint-id", _STR, "-1"),
+    # --- pipeline ---
+    FlinkOption("pipeline.max-parallelism", _INT, -1, minimum=-1, explicit_default=True),
+    FlinkOption("pipeline.auto-generate-uids", _BOOL, True, explicit_default=True),
+    FlinkOption("pipeline.operator-chaining.enabled", _BOOL, True, aliases=("pipeline.operator-chaining",)),
+    FlinkOption("pipeline.operator-chaining.chain-operators-with-different-max-parallelism", _BOOL, True),
+    FlinkOption("pipeline.name", _STR),
+    FlinkOption("pipeline.jars", _STR),
+    FlinkOption("pipeline.classpaths", _STR),
+    FlinkOption("pipeline.auto-watermark-interval", _DUR, 200),
+    FlinkOption("pipeline.closure-cleaner-level", _ENUM, "recursive", choices=("NONE", "TOP_LEVEL", "RECURSIVE")),
+    FlinkOption("pipeline.object-reuse", _BOOL, False),
+    FlinkOption("pipeline.force-avro", _BOOL, False),
+    FlinkOption("pipeline.force-kryo", _BOOL, False),
+    FlinkOption("pipeline.force-kryo-avro", _BOOL, False),
+    FlinkOption("pipeline.generic-types", _BOOL, True),
+    FlinkOption("pipeline.auto-type-registration", _BOOL, True),
+    FlinkOption("pipeline.global-job-parameters", ValueType.MAP),
+    FlinkOption("pipeline.serialization-config", ValueType.MAP),
+    FlinkOption("pipeline.default-kryo-serializers", _STR),
+    FlinkOption("pipeline.registered-kryo-types", _STR),
+    FlinkOption("pipeline.registered-pojo-types", _STR),
+    FlinkOption("pipeline.cached-files", _STR),
+    FlinkOption("pipeline.vertex-description-mode", _ENUM, "tree", choices=("TREE", "CASCADING")),
+    FlinkOption("pipeline.vertex-name-include-index-prefix", _BOOL, False),
+    FlinkOption("pipeline.jobvertex-parallelism-overrides", ValueType.MAP),
+    FlinkOption("pipeline.watermark-alignment.allow-unaligned-source-splits", _BOOL, False),
+    FlinkOption("pipeline.time-characteristic", _STR),
+    # --- restart strategy ---
+    FlinkOption(
+        "restart-strategy.type",
+        _NAME,
+        None,
+        aliases=("restart-strategy",),
+        choices=("none", "fixed-delay", "failure-rate", "exponential-delay"),
+        names=(
+            ("off", "none"),
+            ("disable", "none"),
+            ("fixeddelay", "fixed-delay"),
+            ("failurerate", "failure-rate"),
+            ("exponentialdelay", "exponential-delay"),
+        ),
+        explicit_default=True,
+    ),
+    FlinkOption("restart-strategy.fixed-delay.attempts", _INT, 1, minimum=0),
+    FlinkOption("restart-strategy.fixed-delay.delay", _DUR, 1_000),
+    FlinkOption("restart-strategy.failure-rate.max-failures-per-interval", _INT, 1, minimum=1),
+    FlinkOption("restart-strategy.failure-rate.failure-rate-interval", _DUR, 60_000),
+    FlinkOption("restart-strategy.failure-rate.delay", _DUR, 1_000),
+    FlinkOption("restart-strategy.exponential-delay.initial-backoff", _DUR, 1_000),
+    FlinkOption("restart-strategy.exponential-delay.max-backoff", _DUR, 60_000),
+    FlinkOption("restart-strategy.exponential-delay.backoff-multiplier", _STR, "1.5"),
+    FlinkOption("restart-strategy.exponential-delay.reset-backoff-threshold", _DUR, 3_600_000),
+    FlinkOption("restart-strategy.exponential-delay.jitter-factor", _STR, "0.1"),
+    FlinkOption("restart-strategy.exponential-delay.attempts-before-reset-backoff", _INT, INT_MAX),
+    # --- SQL and resources the rules or the CR mapping read ---
+    FlinkOption("table.exec.state.ttl", _DUR, 0, explicit_default=True),
+    FlinkOption("parallelism.default", _INT, 1, minimum=1),
+    FlinkOption("jobmanager.memory.process.size", _MEM),
+    FlinkOption("taskmanager.memory.process.size", _MEM),
+    FlinkOption("jobmanager.memory.flink.size", _MEM),
+    FlinkOption("taskmanager.memory.flink.size", _MEM),
+    FlinkOption("taskmanager.memory.managed.size", _MEM),
+    FlinkOption("taskmanager.numberOfTaskSlots", _INT, 1, minimum=1),
+    FlinkOption("execution.runtime-mode", _ENUM, "streaming", choices=("STREAMING", "BATCH", "AUTOMATIC")),
+    FlinkOption("execution.buffer-timeout.enabled", _BOOL, True),
+    FlinkOption("execution.buffer-timeout.interval", _DUR, 100, aliases=("execution.buffer-timeout",)),
+    FlinkOption("execution.target", _STR),
+    FlinkOption("execution.attached", _BOOL, False),
+    FlinkOption("execution.shutdown-on-attached-exit", _BOOL, False),
+    FlinkOption("execution.job-listeners", _STR),
+    FlinkOption("execution.batch-shuffle-mode", _STR),
+)
+
+BY_KEY: dict[str, FlinkOption] = {o.key: o for o in OPTIONS}
+ALIAS_OF: dict[str, FlinkOption] = {a: o for o in OPTIONS for a in o.aliases}
+
+GOVERNED_PREFIXES: tuple[str, ...] = (
+    CKPT,
+    "execution.state-recovery.",
+    "execution.savepoint",
+    "state.",
+    "pipeline.",
+    "restart-strategy.",
+)
+# Namespaces streamwarden does not type: a key below them is accepted as written.
+OPEN_PREFIXES: tuple[str, ...] = (
+    "state.backend.rocksdb.",
+    "state.backend.forst.",
+    "state.changelog.dstl.",
+    "state.backend.changelog.dstl.",
+    "state.latency-track.",
+    "state.backend.latency-track.",
+    "state.storage.",
+    "state.task-local.",
+    "state.backend.fs.",
+    "execution.checkpointing.file-merging.",
+    "pipeline.watermark-alignment.",
+)
+OPEN_SEGMENTS: frozenset[str] = frozenset(
+    {
+        "$internal",
+        "akka",
+        "blob",
+        "classloader",
+        "client",
+        "cluster",
+        "containerized",
+        "deployment",
+        "env",
+        "execution",
+        "external-resources",
+        "fs",
+        "gs",
+        "hadoop",
+        "heartbeat",
+        "high-availability",
+        "historyserver",
+        "io",
+        "job",
+        "jobmanager",
+        "jobstore",
+        "kubernetes",
+        "local",
+        "log",
+        "metrics",
+        "netty",
+        "parallelism",
+        "pekko",
+        "plugin",
+        "process",
+        "python",
+        "query",
+        "queryable-state",
+        "resourcemanager",
+        "rest",
+        "s3",
+        "s3a",
+        "presto",
+        "security",
+        "slot",
+        "slotmanager",
+        "sql-client",
+        "sql-gateway",
+        "table",
+        "taskmanager",
+        "web",
+        "yarn",
+        "zookeeper",
+        "azure",
+        "abfs",
+        "oss",
+        "scheduler-mode",
+        "ssl",
+    }
+)
+
+
+class KeyStatus(str, Enum):
+    TYPED = "typed"  # the 2.x key of a table entry
+    ALIAS = "alias"  # a deprecated alias of a table entry
+    OPEN = "open"  # in a namespace streamwarden does not type
+    UNKNOWN = "unknown"
+
+
+@dataclass(frozen=True)
+class KeyInfo:
+    written: str
+    canonical: str  # the 2.x key for TYPED/ALIAS, the key as written otherwise
+    status: KeyStatus
+    option: FlinkOption | None = None
+    suggestion: str | None = None
+
+
+_ALL_NAMES: tuple[str, ...] = tuple(BY_KEY) + tuple(ALIAS_OF)
+
+
+@functools.lru_cache(maxsize=4096)
+def lookup(key: str) -> KeyInfo:
+    """Classify a key as written in a deployment file."""
+    if key in BY_KEY:
+        return KeyInfo(key, key, KeyStatus.TYPED, BY_KEY[key])
+    if key in ALIAS_OF:
+        option = ALIAS_OF[key]
+        return KeyInfo(key, option.key, KeyStatus.ALIAS, option)
+    if key.startswith(OPEN_PREFIXES):
+        return KeyInfo(key, key, KeyStatus.OPEN)
+    governed = key.startswith(GOVERNED_PREFIXES)
+    if not governed and key.split(".", 1)[0] in OPEN_SEGMENTS:
+        return KeyInfo(key, key, KeyStatus.OPEN)
+    return KeyInfo(key, key, KeyStatus.UNKNOWN, suggestion=suggest(key))
+
+
+def suggest(key: str) -> str | None:
+    """The closest known key, for a did-you-mean."""
+    matches = difflib.get_close_matches(key, _ALL_NAMES, n=1, cutoff=0.75)
+    return matches[0] if matches else None
+
+
+def is_map_key(key: str) -> bool:
+    """A structured option: nested YAML below it is its value, not more keys."""
+    option = BY_KEY.get(key) or ALIAS_OF.get(key)
+    return option is not None and option.type is ValueType.MAP
+
+
+def explicit_defaults() -> tuple[FlinkOption, ...]:
+    return tuple(o for o in OPTIONS if o.explicit_default)
+
+
+def auto_max_parallelism(parallelism: int) -> int:
+    """Flink's max parallelism when ``pipeline.max-parallelism`` is -1 (KeyGroupRangeAssignment)."""
+    wanted = parallelism + parallelism // 2
+    power = 1
+    while power < wanted:
+        power *= 2
+    return min(max(power, 128), 32768)
