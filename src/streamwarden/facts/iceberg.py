@@ -1,0 +1,304 @@
+"""Live Iceberg facts (``facts.iceberg``) for one contract: the table's schema, partitioning,
+properties with Iceberg's defaults made explicit, refs, the checked branch's snapshots within a
+window, their Flink lineage, and (capped) the data files they added.
+
+Reads table metadata only, except for SW-TABLE-011's added data files (manifests of the newest
+window snapshots, capped). The shape and the cost model are documented in docs/facts-iceberg.md.
+Never raises for a catalog or table problem: that is ``{"available": false, "configured": true,
+"error": ...}``, which SW-FACT-001 reports.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+from streamwarden.facts.static import not_configured, unavailable
+from streamwarden.iceberg.catalog import IcebergFactsError, catalog_properties, describe, open_catalog, open_table
+from streamwarden.iceberg.lineage import analyze_lineage
+from streamwarden.iceberg.snapshots import (
+    WindowLimits,
+    added_data_files,
+    ancestry,
+    protected_ids,
+    select_window,
+    snapshot_item,
+    window_horizon_ms,
+)
+from streamwarden.iceberg.types import TypeSyntaxError, normalize_type
+
+# Iceberg's defaults for the properties the rules read (core TableProperties; reference §6).
+PROPERTY_DEFAULTS: dict[str, str] = {
+    "history.expire.max-snapshot-age-ms": "432000000",
+    "history.expire.min-snapshots-to-keep": "1",
+    "history.expire.max-ref-age-ms": "9223372036854775807",
+    "write.metadata.delete-after-commit.enabled": "false",
+    "write.metadata.previous-versions-max": "100",
+    "commit.retry.num-retries": "4",
+    "commit.retry.min-wait-ms": "100",
+    "commit.retry.max-wait-ms": "60000",
+    "commit.retry.total-timeout-ms": "1800000",
+    "write.format.default": "parquet",
+    "write.upsert.enabled": "false",
+    "write.target-file-size-bytes": "536870912",
+    "gc.enabled": "true",
+    "commit.manifest-merge.enabled": "true",
+    "commit.manifest.min-count-to-merge": "100",
+    "flink.max-continuous-empty-commits": "10",
+}
+MAX_SCHEMAS = 50  # historical schemas listed (newest first), for SW-SCHEMA-008
+
+
+def gather_iceberg(
+    contract: Mapping[str, Any],
+    iceberg_env: Mapping[str, Any] | None,
+    root: Path,
+    now_ms: int,
+    *,
+    branch: str = "main",
+    limits: WindowLimits | None = None,
+    read_files: bool = True,
+) -> dict[str, Any]:
+    """The ``facts.iceberg`` section for one normalized contract.
+
+    ``iceberg_env`` is the environment's ``iceberg`` mapping from streamwarden.yaml (``{"catalogs":
+    {...}}``, may be None), ``root`` the directory of streamwarden.yaml. A contract without
+    ``table.catalog``/``table.identifier`` needs no Iceberg facts (not configured)."""
+    table_c = contract.get("table") or {}
+    catalog_name, identifier = table_c.get("catalog"), table_c.get("identifier")
+    if not catalog_name and not identifier:
+        return not_configured()
+    if not identifier:
+        return unavailable(f"table.identifier is not declared: cannot tell which table of catalog '{catalog_name}'")
+    if not catalog_name:
+        return unavailable(f"table.catalog is not declared: cannot tell which catalog holds {identifier}")
+    props: dict[str, str] = {}
+    try:
+        props = catalog_properties(str(catalog_name), (iceberg_env or {}).get("catalogs"), root)
+        catalog = open_catalog(str(catalog_name), props)
+        table = open_table(catalog, str(catalog_name), str(identifier), props)
+        return table_facts(
+            table,
+            contract,
+            now_ms,
+            catalog=str(catalog_name),
+            identifier=str(identifier),
+            branch=branch,
+            limits=limits or WindowLimits(),
+            read_files=read_files,
+        )
+    except IcebergFactsError as exc:
+        return unavailable(str(exc))
+    except Exception as exc:  # a metadata shape no rule expected: still a gap, never a traceback
+        return unavailable(f"table {identifier} in catalog '{catalog_name}' could not be read: {describe(exc, props)}")
+
+
+def table_facts(
+    table: Any,
+    contract: Mapping[str, Any],
+    now_ms: int,
+    *,
+    catalog: str,
+    identifier: str,
+    branch: str = "main",
+    limits: WindowLimits | None = None,
+    read_files: bool = True,
+) -> dict[str, Any]:
+    """Facts of an already loaded pyiceberg table (split out so tests and tools can reuse it)."""
+    limits = limits or WindowLimits()
+    md = table.metadata
+    props = {str(k): str(v) for k, v in (md.properties or {}).items()}
+    effective = {**PROPERTY_DEFAULTS, **props}
+    schema = table.schema()
+    by_id = {s.snapshot_id: s for s in md.snapshots}
+    refs = {name: _ref(ref) for name, ref in (md.refs or {}).items()}
+    head_id = refs[branch]["snapshot_id"] if branch in refs else (md.current_snapshot_id if branch == "main" else None)
+    retention = _retention(refs.get(branch), effective)
+    horizon = window_horizon_ms(contract)
+    ancestors, capped = ancestry(by_id, head_id, limits.max_snapshots)
+    window = select_window(ancestors, now_ms - horizon, limits.newest_n)
+    items = [snapshot_item(s) for s in window]  # newest first
+    backfill_ids = [b.get("job_id") for b in contract.get("backfills") or [] if isinstance(b, Mapping)]
+    lineage = analyze_lineage(items[::-1], [j for j in backfill_ids if isinstance(j, str)])
+    facts: dict[str, Any] = {
+        "available": True,
+        "configured": True,
+        "catalog": catalog,
+        "identifier": identifier,
+        "table_uuid": str(md.table_uuid),
+        "location": md.location,
+        "metadata_location": getattr(table, "metadata_location", None),
+        "format_version": int(md.format_version),
+        "last_updated_ms": md.last_updated_ms,
+        "schema": _schema(schema),
+        "schemas": [_schema(s) for s in sorted(md.schemas, key=lambda s: s.schema_id, reverse=True)[:MAX_SCHEMAS]],
+        "partition_spec": _spec(table.spec(), schema),
+        "partition_specs": len(md.partition_specs),
+        "sort_order": _sort_order(table.sort_order(), schema),
+        "properties": effective,
+        "properties_defaulted": sorted(k for k in PROPERTY_DEFAULTS if k not in props),
+        "refs": refs,
+        "branch": branch,
+        "branch_exists": head_id is not None,
+        "retention": retention,
+        "snapshots": _snapshots_section(
+            md, by_id, items, ancestors, capped, window, now_ms, horizon, limits, retention
+        ),
+        "lineage": lineage,
+    }
+    if read_files and window:
+        try:
+            facts["files"] = added_data_files(table, window, limits)
+        except Exception as exc:
+            facts["files"] = {"scanned": False, "error": describe(exc)}
+    else:
+        facts["files"] = {"scanned": False, "error": None if not window else "manifest reads were turned off"}
+    return facts
+
+
+def _snapshots_section(
+    md: Any,
+    by_id: Mapping[int, Any],
+    items: list[dict[str, Any]],
+    ancestors: list[Any],
+    capped: bool,
+    window: list[Any],
+    now_ms: int,
+    horizon: int,
+    limits: WindowLimits,
+    retention: Mapping[str, Any],
+) -> dict[str, Any]:
+    all_snaps = list(by_id.values())
+    oldest = min(all_snaps, key=lambda s: s.timestamp_ms, default=None)
+    keep = protected_ids(md, by_id, retention["min_snapshots_to_keep"] or 1)
+    unprotected = [s for s in all_snaps if s.snapshot_id not in keep]
+    oldest_free = min(unprotected, key=lambda s: s.timestamp_ms, default=None)
+    return {
+        "total": len(all_snaps),
+        "head": items[0] if items else None,
+        "oldest": _point(oldest),
+        "oldest_unprotected": _point(oldest_free),
+        "window": {
+            "since_ms": now_ms - horizon,
+            "horizon_ms": horizon,
+            "newest_n": limits.newest_n,
+            "ancestors_read": len(ancestors),
+            "size": len(window),
+            "truncated": capped,
+        },
+        "items": items[: limits.items],
+        "items_truncated": max(0, len(items) - limits.items),
+    }
+
+
+def _point(snap: Any) -> dict[str, Any] | None:
+    return None if snap is None else {"snapshot_id": snap.snapshot_id, "timestamp_ms": snap.timestamp_ms}
+
+
+def _ref(ref: Any) -> dict[str, Any]:
+    kind = getattr(ref.snapshot_ref_type, "value", ref.snapshot_ref_type)
+    return {
+        "type": str(kind),
+        "snapshot_id": ref.snapshot_id,
+        "min_snapshots_to_keep": ref.min_snapshots_to_keep,
+        "max_snapshot_age_ms": ref.max_snapshot_age_ms,
+        "max_ref_age_ms": ref.max_ref_age_ms,
+    }
+
+
+def _int_or_none(text: str | None) -> int | None:
+    try:
+        return int(str(text).strip())
+    except (TypeError, ValueError):
+        return None
+
+
+def _retention(ref: Mapping[str, Any] | None, effective: Mapping[str, str]) -> dict[str, Any]:
+    """What snapshot expiry keeps on the checked branch: the ref's own values override the
+    table's ``history.expire.*`` properties (which fall back to Iceberg's defaults)."""
+    out: dict[str, Any] = {}
+    for name, key, ref_key in (
+        ("max_snapshot_age_ms", "history.expire.max-snapshot-age-ms", "max_snapshot_age_ms"),
+        ("min_snapshots_to_keep", "history.expire.min-snapshots-to-keep", "min_snapshots_to_keep"),
+    ):
+        if ref is not None and ref.get(ref_key) is not None:
+            out[name], out[name + "_source"] = ref[ref_key], "ref"
+        else:
+            value = _int_or_none(effective.get(key))
+            out[name] = value
+            out[name + "_source"] = "default" if effective.get(key) == PROPERTY_DEFAULTS[key] else "property"
+            if value is None:
+                out[name + "_source"] = "invalid"
+    return out
+
+
+def _type(field_type: Any) -> str:
+    try:
+        return normalize_type(field_type)
+    except TypeSyntaxError:
+        return str(field_type).replace(" ", "").lower()
+
+
+def _json_value(value: Any) -> Any:
+    if value is None or isinstance(value, (bool, int, float, str)):
+        return value
+    return str(value)
+
+
+def _schema(schema: Any) -> dict[str, Any]:
+    fields = []
+    for f in schema.fields:
+        entry: dict[str, Any] = {"id": f.field_id, "name": f.name, "type": _type(f.field_type), "required": f.required}
+        if f.doc:
+            entry["doc"] = f.doc
+        if getattr(f, "initial_default", None) is not None:
+            entry["initial_default"] = _json_value(f.initial_default)
+        fields.append(entry)
+    ids = list(schema.identifier_field_ids or [])
+    names = {f.field_id: f.name for f in schema.fields}
+    return {
+        "schema_id": schema.schema_id,
+        "fields": fields,
+        "identifier_field_ids": ids,
+        "identifier_fields": [names.get(i) or _column_name(schema, i) for i in ids],
+    }
+
+
+def _column_name(schema: Any, field_id: int) -> str | None:
+    try:
+        return str(schema.find_column_name(field_id))
+    except Exception:
+        return None
+
+
+def _spec(spec: Any, schema: Any) -> dict[str, Any]:
+    return {
+        "spec_id": spec.spec_id,
+        "fields": [
+            {
+                "source": _column_name(schema, pf.source_id),
+                "source_id": pf.source_id,
+                "transform": str(pf.transform).replace(" ", "").lower(),
+                "name": pf.name,
+                "field_id": pf.field_id,
+            }
+            for pf in spec.fields
+        ],
+    }
+
+
+def _sort_order(order: Any, schema: Any) -> dict[str, Any]:
+    return {
+        "order_id": order.order_id,
+        "fields": [
+            {
+                "source": _column_name(schema, sf.source_id),
+                "source_id": sf.source_id,
+                "transform": str(sf.transform).replace(" ", "").lower(),
+                "direction": str(getattr(sf.direction, "value", sf.direction)),
+                "null_order": str(getattr(sf.null_order, "value", sf.null_order)),
+            }
+            for sf in order.fields
+        ],
+    }

@@ -1,0 +1,6 @@
+"""What streamwarden knows about Apache Iceberg, as pure functions (no pyiceberg import here).
+
+- ``types``: Iceberg type strings in the contract's normalized form, and the spec's promotion rules.
+- ``lineage``: Flink commit lineage along a branch's ancestry (duplicates, rewinds, forks, strangers).
+- ``catalog`` / ``snapshots``: the pyiceberg-facing helpers of the live gatherer (imported lazily).
+"""

@@ -1,0 +1,175 @@
+"""Open an Iceberg catalog and a table through pyiceberg, with errors a user can act on.
+
+Catalog properties come from ``streamwarden.yaml`` (``environments.<env>.iceberg.catalogs.<name>``,
+passed to pyiceberg's ``load_catalog`` unchanged), merged by pyiceberg with its own
+``~/.pyiceberg.yaml`` and ``PYICEBERG_CATALOG__<NAME>__<KEY>`` variables. Relative SQLite and
+warehouse paths are resolved against the directory of ``streamwarden.yaml``. The checker only
+reads: the SQL catalog is opened with ``init_catalog_tables=false`` and a missing SQLite file is an
+error, never a new empty catalog.
+
+pyiceberg is imported inside the functions: a static check never imports it (or pyarrow).
+Every message here is redacted: no catalog property value that may be a secret, and no URL
+credentials, ever reaches the facts document or the terminal.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+_SECRET_KEY = re.compile(r"secret|password|passwd|token|credential|key|auth|session|signature|sas", re.IGNORECASE)
+_URL_USERINFO = re.compile(r"(?P<scheme>[A-Za-z][A-Za-z0-9+.-]*://)[^/@\s]+@")
+_SENSITIVE_QUERY = re.compile(r"(?i)([?&](?:[^=&\s]*(?:token|secret|password|key|sig|credential)[^=&\s]*)=)[^&\s]+")
+_MAX_MESSAGE = 400
+INSTALL_HINT = "pip install 'streamwarden[iceberg]'"
+_OPEN: dict[tuple[str, tuple[tuple[str, str], ...]], Any] = {}
+
+
+class IcebergFactsError(Exception):
+    """A gap in the Iceberg facts: the message is clear, redacted and ready for SW-FACT-001."""
+
+
+def secret_values(props: Mapping[str, Any]) -> list[str]:
+    """Values of properties whose name suggests a secret (credential, token, *secret*, *key*...)."""
+    return [str(v) for k, v in props.items() if _SECRET_KEY.search(str(k)) and v not in (None, "") and len(str(v)) > 2]
+
+
+def redact(text: str, props: Mapping[str, Any] | None = None) -> str:
+    """Remove secrets from a message: secret property values, URL user:password@, signed query strings."""
+    out = text
+    for value in sorted(secret_values(props or {}), key=len, reverse=True):
+        out = out.replace(value, "***")
+    out = _URL_USERINFO.sub(lambda m: m.group("scheme") + "***@", out)
+    out = _SENSITIVE_QUERY.sub(lambda m: m.group(1) + "***", out)
+    # pyiceberg's "Could not initialize catalog with the following properties: {...}" dumps them all
+    out = re.sub(r"(following properties:)\s*\{.*\}", r"\1 (redacted)", out, flags=re.DOTALL)
+    return out
+
+
+def describe(exc: BaseException, props: Mapping[str, Any] | None = None) -> str:
+    """``ExceptionName: first line of the message``, redacted and bounded."""
+    text = str(exc).strip().splitlines()[0].strip() if str(exc).strip() else ""
+    kind = type(exc).__name__
+    msg = f"{kind}: {text}" if text else kind
+    msg = redact(msg, props)
+    return msg if len(msg) <= _MAX_MESSAGE else msg[: _MAX_MESSAGE - 3] + "..."
+
+
+def _sqlite_path(uri: str) -> str | None:
+    """The file of a ``sqlite:///path`` URL (None for in-memory or other databases)."""
+    m = re.match(r"^sqlite(?:\+\w+)?:///(?P<path>[^?]*)", uri)
+    if not m or m.group("path") in ("", ":memory:"):
+        return None
+    return m.group("path")
+
+
+def resolve_properties(props: Mapping[str, Any], root: Path) -> dict[str, str]:
+    """Catalog properties as strings, relative SQLite / warehouse paths made absolute against ``root``.
+
+    ``sqlite:///lake/catalog.db`` is relative (SQLAlchemy: three slashes then a relative path);
+    ``sqlite:////abs/catalog.db`` is absolute. A warehouse without a scheme (``lake/warehouse``)
+    or with ``file:`` and no slashes is relative; ``file:///abs`` and ``s3://...`` are kept.
+    """
+    out = {str(k): ("true" if v is True else "false" if v is False else str(v)) for k, v in props.items()}
+    uri = out.get("uri", "")
+    path = _sqlite_path(uri)
+    if path is not None and not Path(path).is_absolute():
+        prefix = uri[: uri.index(":///") + 4]
+        rest = uri[len(prefix) + len(path) :]
+        out["uri"] = f"{prefix}{(root / path).resolve()}{rest}"
+    wh = out.get("warehouse")
+    if wh and "://" not in wh:
+        local = wh[len("file:") :] if wh.startswith("file:") else wh
+        if not Path(local).is_absolute():
+            out["warehouse"] = (root / local).resolve().as_uri()
+    return out
+
+
+def catalog_properties(name: str, catalogs: Mapping[str, Any] | None, root: Path) -> dict[str, str]:
+    """The properties for catalog ``name``: streamwarden.yaml first, else pyiceberg's own config."""
+    configured = (catalogs or {}).get(name)
+    if isinstance(configured, Mapping):
+        return resolve_properties(configured, root)
+    try:
+        from pyiceberg.utils.config import Config
+    except ImportError:
+        raise IcebergFactsError(f"pyiceberg is not installed ({INSTALL_HINT})") from None
+    try:
+        own = Config().get_catalog_config(name)
+    except Exception as exc:  # a broken ~/.pyiceberg.yaml
+        raise IcebergFactsError(f"PyIceberg configuration could not be read: {describe(exc)}") from None
+    if own:
+        return {}  # pyiceberg merges its own config for this name; nothing to add
+    known = ", ".join(sorted(catalogs or {})) or "none"
+    raise IcebergFactsError(
+        f"catalog '{name}' (table.catalog) is not configured for this environment: add it under "
+        f"environments.<env>.iceberg.catalogs.{name} in streamwarden.yaml (configured: {known}), "
+        f"or in PyIceberg's .pyiceberg.yaml / PYICEBERG_CATALOG__{name.upper()}__* variables"
+    )
+
+
+def open_catalog(name: str, props: dict[str, str]) -> Any:
+    """``load_catalog(name, **props)``; a missing SQLite file is an error (never created)."""
+    try:
+        from pyiceberg.catalog import load_catalog
+    except ImportError:
+        raise IcebergFactsError(f"pyiceberg is not installed ({INSTALL_HINT})") from None
+    uri = props.get("uri", "")
+    path = _sqlite_path(uri)
+    if path is not None:
+        if not Path(path).is_file():
+            raise IcebergFactsError(f"catalog '{name}': the SQLite catalog database {path} does not exist")
+        props = {"init_catalog_tables": "false", **props}
+    key = (name, tuple(sorted(props.items())))
+    if key in _OPEN:
+        return _OPEN[key]
+    try:
+        catalog = load_catalog(name, **props)
+    except Exception as exc:
+        raise IcebergFactsError(f"catalog '{name}' could not be opened: {_explain(exc, props)}") from None
+    _OPEN[key] = catalog  # many contracts in one run share a catalog (and its connection pool)
+    return catalog
+
+
+def open_table(catalog: Any, catalog_name: str, identifier: str, props: Mapping[str, Any]) -> Any:
+    """``catalog.load_table(identifier)`` with errors for a missing table, a denied request, an
+    unreachable service and a corrupt or unreadable metadata file."""
+    try:
+        from pyiceberg.exceptions import NoSuchNamespaceError, NoSuchTableError
+    except ImportError:
+        raise IcebergFactsError(f"pyiceberg is not installed ({INSTALL_HINT})") from None
+    try:
+        return catalog.load_table(identifier)
+    except (NoSuchTableError, NoSuchNamespaceError):
+        raise IcebergFactsError(f"table {identifier} does not exist in catalog '{catalog_name}'") from None
+    except Exception as exc:
+        raise IcebergFactsError(
+            f"table {identifier} in catalog '{catalog_name}' could not be loaded: {_explain(exc, props)}"
+        ) from None
+
+
+def _explain(exc: BaseException, props: Mapping[str, Any]) -> str:
+    """A short cause for the common failures, then the redacted original message."""
+    name = type(exc).__name__
+    text = str(exc).lower()
+    if isinstance(exc, PermissionError) or name in ("ForbiddenError", "UnauthorizedError", "AuthorizationExpiredError"):
+        cause = "permission denied"
+    elif name in ("ValidationError", "JSONDecodeError") or "validation error" in text or "expecting value" in text:
+        cause = "the table metadata file is corrupt or not Iceberg metadata"
+    elif isinstance(exc, FileNotFoundError) or "no such file" in text:
+        cause = "a metadata file is missing"
+    elif (
+        isinstance(exc, (ConnectionError, TimeoutError))
+        or name in ("OperationalError",)
+        or any(
+            w in text
+            for w in ("connection refused", "timed out", "name or service not known", "max retries", "unable to open")
+        )
+    ):
+        cause = "the catalog is unreachable"
+    else:
+        cause = ""
+    detail = describe(exc, props)
+    return f"{cause} ({detail})" if cause else detail
