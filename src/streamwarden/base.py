@@ -7,21 +7,25 @@ pairs by path and is reported as such while the head is still checked.
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from streamwarden.config import Config, config_from_text
 from streamwarden.contracts.load import contract_from_document, display_path
+from streamwarden.contracts.normalize import UnitError, lower_enums, normalize_contract
+from streamwarden.contracts.schemawalk import walker_for
 from streamwarden.engine.policyset import PolicyFile, builtin_policy_files, parse_policy
 from streamwarden.errors import ContractErrors, StreamwardenError
 from streamwarden.gitbase import GitRepo
-from streamwarden.resources import policies_dir
+from streamwarden.resources import CONTRACT_SCHEMA, load_schema, policies_dir
 from streamwarden.yamlsafe import decode_utf8, parse_documents
 
 _KIND_PATTERN = "^kind:[[:space:]]*[\"']?PipelineContract"
 TRANSITIVE_SUFFIX = "_transitive"
 MAX_HISTORY = 1000
+_HISTORY_TABLE_KEYS = ("identifier", "schema", "format_version", "partition_spec")
 
 
 @dataclass
@@ -70,7 +74,12 @@ class BaseSnapshot:
         }
 
     def history(self, base: BaseContract) -> list[dict[str, Any]]:
-        """Earlier versions along the first-parent history, newest first, for transitive modes only."""
+        """Earlier versions along the first-parent history, newest first, for transitive modes only.
+
+        Each version keeps only the schema fields whose state (name, id, type, required, ...) no
+        newer version had: the rules compare field by field, so this is the same verdict at a cost
+        that follows the distinct field states, not versions x fields.
+        """
         mode = str(((base.contract or {}).get("schema_evolution") or {}).get("compatibility") or "")
         if not mode.endswith(TRANSITIVE_SUFFIX):
             return []
@@ -79,17 +88,48 @@ class BaseSnapshot:
         blobs = self.repo.read_blobs(specs)
         base_blob = self.repo.read(self.commit, base.repo_path)
         out: list[dict[str, Any]] = []
+        seen: set[str] = set()
         for (commit, path), spec in zip(commits, specs):
             blob = blobs.get(spec)
             if blob is None or blob == base_blob:
                 continue
-            parsed = _parse_contract(blob, f"{path}@{commit[:12]}", self.repo.top / path)
-            if parsed.contract is not None:
-                out.append({"commit": commit, "contract": parsed.contract})
+            contract = _history_version(blob, f"{path}@{commit[:12]}")
+            if contract is None:
+                continue
+            # The transitive rules judge each field on its own (was it required, which types did it
+            # have): keep, per version, only the field states not already seen in a newer one.
+            table = contract.get("table") or {}
+            fresh = []
+            for fld in table.get("schema") or []:
+                key = json.dumps([table.get("identifier"), fld], sort_keys=True)
+                if key not in seen:
+                    seen.add(key)
+                    fresh.append(fld)
+            if fresh:
+                out.append({"commit": commit, "contract": {**contract, "table": {**table, "schema": fresh}}})
         return out
 
     def removed(self, head_names: set[str]) -> list[BaseContract]:
         return [b for name, b in sorted(self.by_name.items()) if name not in head_names and b.contract is not None]
+
+
+def _history_version(blob: bytes, shown: str) -> dict[str, Any] | None:
+    """An earlier version, for the compatibility rules only: parsed and normalized without a full
+    schema validation (it was validated when it was the head); one that cannot be read is skipped."""
+    try:
+        docs = [d for d in parse_documents(decode_utf8(blob, shown), shown) if d.data is not None]
+        if len(docs) != 1 or not isinstance(docs[0].data, dict):
+            return None
+        data = docs[0].data
+        table = data.get("table") if isinstance(data.get("table"), dict) else {}
+        trimmed = {  # what the compatibility rules read of an earlier version
+            "table": {k: table[k] for k in _HISTORY_TABLE_KEYS if k in table},
+            "schema_evolution": data.get("schema_evolution") or {},
+        }
+        schema = load_schema(CONTRACT_SCHEMA)
+        return normalize_contract(lower_enums(walker_for(schema), schema, trimmed), schema)
+    except (StreamwardenError, UnitError, ValueError, TypeError, AttributeError):
+        return None
 
 
 def _parse_contract(blob: bytes, shown: str, path: Path) -> BaseContract:

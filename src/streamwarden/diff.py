@@ -39,7 +39,7 @@ CLASS_ORDER = {"breaking": 0, "coordinate": 1, "safe": 2}
 class Change:
     path: str  # head path where it exists, else the base path
     anchor: str  # where a finding about it points (a removed item: its list)
-    change: str  # added | removed | changed
+    change: str  # added | removed | changed | kept (a field a diff rule says should have changed)
     before: Any
     after: Any
     cls: str = "safe"
@@ -115,11 +115,19 @@ def _keyed_list_changes(base: list[Any], head: list[Any], path: str, keys: tuple
 
 
 def _related(change: Change, finding: Finding) -> bool:
+    """A finding is about a change when it points into the changed field, or, for a finding on a
+    whole list (a removed field or operator), when it names the removed item."""
     fp = finding.path
     if not fp:
         return False
-    for a, b in ((change.anchor, fp), (fp, change.anchor), (change.path, fp), (fp, change.path)):
-        if a == b or b.startswith(a + ".") or b.startswith(a + "["):
+    if change.change == "removed" and fp == change.anchor:
+        keys = _KEYED_LISTS.get(change.anchor, ())
+        before = change.before if isinstance(change.before, dict) else {}
+        return any(before.get(k) is not None and before.get(k) == finding.value for k in keys)
+    if fp in _KEYED_LISTS:
+        return False  # a finding on a whole list is about a removed item (above), not this change
+    for outer, inner in ((change.path, fp), (fp, change.path)):
+        if outer == inner or inner.startswith(outer + ".") or inner.startswith(outer + "["):
             return True
     return False
 
@@ -237,6 +245,7 @@ def review(result: Any) -> list[dict[str, Any]]:
             continue
         changes = changes_between(base.get("contract"), head)
         classify(changes, findings, consumers, rules)
+        changes += _unmatched(changes, findings, consumers)
         if changes:
             out.append({"pipeline": ref.name, "status": "changed", "file": ref.file,
                         "changes": [c.to_dict() for c in changes]})
@@ -253,6 +262,22 @@ def review(result: Any) -> list[dict[str, Any]]:
             else:
                 change.cls, change.reason = "safe", "no declared consumers read this table"
             out.append({"pipeline": name, "status": "removed", "file": removed.file, "changes": [change.to_dict()]})
+    return out
+
+
+def _unmatched(changes: list[Change], findings: list[Finding], consumers: list[str]) -> list[Change]:
+    """A diff finding about a field the pull request did NOT change (a schema_version that should
+    have been bumped): listed as a change of its own, so the review shows what to do."""
+    out = []
+    for f in findings:
+        if not is_diff_rule(f.rule) or f.waived or any(_related(c, f) for c in changes):
+            continue
+        c = Change(f.path, f.path, "kept", f.value, f.value)
+        c.cls = "breaking" if f.severity == "error" else "coordinate"
+        c.rule, c.reason = f.rule, f.message
+        if f.path.startswith(_READER_PREFIXES):
+            c.consumers = list(consumers)
+        out.append(c)
     return out
 
 

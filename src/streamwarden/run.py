@@ -103,6 +103,7 @@ def run_check(config: Config, options: RunOptions) -> RunResult:
         ctx.base = load_base(repo, options.base_ref, config, list(options.paths))
         trusted = load_trusted(repo, options.trusted_ref or options.base_ref, config, list(options.policy_dirs))
         ctx.policy_files = trusted.files
+    ctx.policy_set()
     workers = _worker_count(len(files))
     if workers > 1:
         chunks = [files[i::workers] for i in range(workers)]
@@ -153,10 +154,18 @@ class _RunContext:
     base: BaseSnapshot | None = None
     policy_files: list[PolicyFile] | None = None
 
+    _policy_set: PolicySet | None = None
+
     def policy_set(self) -> PolicySet:
-        if self.policy_files is not None:
-            return load_policy_set(files=self.policy_files)
-        return load_policy_set([*self.config.policies, *self.options.policy_dirs], root=self.config.root)
+        """Loaded once per run (before workers fork, so they inherit it)."""
+        if self._policy_set is None:
+            if self.policy_files is not None:
+                self._policy_set = load_policy_set(files=self.policy_files)
+            else:
+                self._policy_set = load_policy_set(
+                    [*self.config.policies, *self.options.policy_dirs], root=self.config.root
+                )
+        return self._policy_set
 
 
 @dataclass
@@ -312,4 +321,5 @@ def to_finding(policy_set: PolicySet, package: str, rule_set: str, element: Any,
         remediation=desc.remediation if desc else "",
         evidence=evidence,
         fingerprint=fingerprint(contract.name, rule, path, value),
+        value=value,
     )

@@ -21,6 +21,7 @@ RULE_SETS = ("deny", "warn", "info")
 SET_SEVERITY = {"deny": "error", "warn": "warning", "info": "info"}
 SEVERITIES = ("error", "warning", "info")
 RESERVED_PREFIX = "SW-"
+_META_LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 
 _PACKAGE = re.compile(r"^package\s+([A-Za-z_][\w.]*)", re.MULTILINE)
 _SET_HEAD = re.compile(r"^(deny|warn|info)\b", re.MULTILINE)
@@ -110,7 +111,7 @@ def parse_metadata(source: str, display: str) -> list[tuple[dict[str, Any], str,
             body.append(text[1:] if text.startswith(" ") else text)
             j += 1
         try:
-            meta = yaml.safe_load("\n".join(body)) or {}
+            meta = yaml.load("\n".join(body), Loader=_META_LOADER) or {}  # noqa: S506 - a safe loader
         except yaml.YAMLError as exc:
             raise PolicyError(f"METADATA block is not valid YAML: {exc}", file=display, line=start) from None
         if not isinstance(meta, dict):
