@@ -6,19 +6,32 @@ contract, bad flag, policy compile error, unknown pipeline). A traceback is neve
 
 from __future__ import annotations
 
+import contextlib
 import datetime as _dt
 import functools
 import json
+import os
 import sys
-from collections.abc import Callable
+import time
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 import click
 
 from streamwarden import __version__
 from streamwarden.config import FAIL_ON, Config, load_config
 from streamwarden.errors import ContractErrors, StreamwardenError, UsageError
+
+if TYPE_CHECKING:
+    from streamwarden.findings import Finding
+    from streamwarden.report import Report
+    from streamwarden.run import RunOptions, RunResult
+
+# kept in step with streamwarden.report.FORMATS and streamwarden.engine.ENGINES (cheap to import here)
+REPORT_FORMATS = ("text", "json", "sarif", "junit", "github", "markdown")
+ENGINE_NAMES = ("regorus", "opa")
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -107,34 +120,81 @@ def validate(paths: tuple[str, ...], config_path: str | None) -> None:
 @main.command()
 @click.argument("paths", nargs=-1)
 @config_option
-@click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text", show_default=True)
-@click.option("--output", "-o", metavar="FILE", help="Write the report to FILE instead of stdout.")
-@click.option("--fail-on", type=click.Choice(FAIL_ON), help="Lowest severity that fails the run (default: error, or fail_on from streamwarden.yaml).")
+@click.option(
+    "--format",
+    "fmt",
+    type=click.Choice(REPORT_FORMATS),
+    default="text",
+    show_default=True,
+    help="Report format on stdout (or in --output).",
+)
+@click.option("--output", "-o", metavar="FILE", help="Write the --format report to FILE instead of stdout.")
+@click.option(
+    "--report",
+    "reports",
+    multiple=True,
+    metavar="FORMAT=FILE",
+    help="Also write a FORMAT report to FILE (repeatable: several formats in one run, each to its own file).",
+)
+@click.option(
+    "--fail-on",
+    type=click.Choice(FAIL_ON),
+    help="Lowest severity that fails the run (default: error, or fail_on from streamwarden.yaml).",
+)
+@click.option(
+    "--baseline",
+    "baseline_file",
+    metavar="FILE",
+    help="Findings recorded in FILE (by fingerprint; with --base, FILE as on the trusted ref) are reported as "
+    "baselined and do not fail the run.",
+)
+@click.option(
+    "--write-baseline",
+    "write_baseline_file",
+    metavar="FILE",
+    help="Record the current findings in FILE (to adopt streamwarden in an existing repository); this run passes.",
+)
 @click.option("--policy", "policy_dirs", multiple=True, metavar="DIR", help="Add custom Rego policies (repeatable).")
-@click.option("--engine", type=click.Choice(["regorus"]), default="regorus", show_default=True, help="Rego engine.")
+@click.option("--engine", type=click.Choice(ENGINE_NAMES), default="regorus", show_default=True, help="Rego engine.")
+@click.option(
+    "--opa-url",
+    metavar="URL",
+    envvar="STREAMWARDEN_OPA_URL",
+    help="With --engine opa: the OPA server, e.g. http://localhost:8181 (or STREAMWARDEN_OPA_URL).",
+)
 @click.option("--now", "now", metavar="TIME", help="Evaluate as of this RFC 3339 time (replays a decision).")
 @click.option("--base", "base_ref", metavar="REF", help="Compare with the contracts at the merge base of REF and HEAD.")
-@click.option("--trusted-ref", metavar="REF", help="Read policies, waivers and fail_on from REF (default: the --base ref).")
+@click.option(
+    "--trusted-ref", metavar="REF", help="Read policies, waivers and fail_on from REF (default: the --base ref)."
+)
+@click.option("--verbose", "-v", is_flag=True, help="Progress and timings on stderr, in CI too.")
 @handle_errors
 def check(
     paths: tuple[str, ...],
     config_path: str | None,
     fmt: str,
     output: str | None,
+    reports: tuple[str, ...],
     fail_on: str | None,
+    baseline_file: str | None,
+    write_baseline_file: str | None,
     policy_dirs: tuple[str, ...],
     engine: str,
+    opa_url: str | None,
     now: str | None,
     base_ref: str | None,
     trusted_ref: str | None,
+    verbose: bool,
 ) -> None:
     """Check contracts (and the repository files they name) against the policies."""
     from streamwarden.findings import exit_code
-    from streamwarden.report import Report, get_reporter
-    from streamwarden.run import RunOptions, run_check
+    from streamwarden.run import RunOptions
 
     if trusted_ref and not base_ref:
         raise UsageError("--trusted-ref needs --base")
+    targets = report_targets(fmt, output, reports)
+    if opa_url and engine != "opa" and not _from_env("opa_url"):
+        raise UsageError("--opa-url is only used with --engine opa")
     config = _config(config_path)
     options = RunOptions(
         paths=paths,
@@ -143,24 +203,197 @@ def check(
         now_ms=parse_now(now),
         base_ref=base_ref,
         trusted_ref=trusted_ref,
+        # the contract review in the markdown report needs every input document
+        keep_inputs=bool(base_ref) and any(t.fmt in ("markdown", "github") for t in targets),
     )
-    result = run_check(config, options)
+    result = _run_check(config, options, opa_url=opa_url, verbose=verbose)
     if not result.pipelines and not result.errors:
-        raise UsageError("no contracts found", hint="give contract files or directories, or set `contracts:` in streamwarden.yaml")
+        raise UsageError(
+            "no contracts found", hint="give contract files or directories, or set `contracts:` in streamwarden.yaml"
+        )
     threshold = fail_on or result.fail_on or config.fail_on
-    report = Report(
+    baseline = _baseline(result.findings, baseline_file, write_baseline_file, config, trusted_ref or base_ref)
+    report = _make_report(result, config, threshold, baseline, targets)
+    _emit(report, targets)
+    if result.errors and not (targets[0].fmt == "text" and targets[0].file is None):
+        for e in result.errors:
+            _fail(e.render())
+    sys.exit(exit_code(result.findings, threshold, len(result.errors)))
+
+
+@dataclass(frozen=True)
+class ReportTarget:
+    fmt: str
+    file: str | None  # None: stdout
+
+
+def report_targets(fmt: str, output: str | None, reports: tuple[str, ...]) -> list[ReportTarget]:
+    """--format/--output (the first target) plus every --report FORMAT=FILE, each to its own file."""
+    targets = [ReportTarget(fmt, output)]
+    for spec in reports:
+        name, sep, file = spec.partition("=")
+        name = name.strip().lower()
+        if not sep or not file.strip():
+            raise UsageError(f"--report {spec!r} is not FORMAT=FILE", hint="e.g. --report sarif=streamwarden.sarif")
+        if name not in REPORT_FORMATS:
+            raise UsageError(
+                f"--report {spec!r}: unknown format '{name}'", hint="use one of: " + ", ".join(REPORT_FORMATS)
+            )
+        if file.strip() == "-":
+            raise UsageError(f"--report {spec!r}: a report needs a file", hint="use --format for the report on stdout")
+        targets.append(ReportTarget(name, file))
+    seen: dict[Path, str] = {}
+    for t in targets:
+        if t.file is None:
+            continue
+        key = Path(t.file).resolve()
+        if key in seen:
+            raise UsageError(
+                f"two reports would write {t.file} ({seen[key]} and {t.fmt})", hint="give each report its own file"
+            )
+        seen[key] = t.fmt
+    return targets
+
+
+def _from_env(param: str) -> bool:
+    ctx = click.get_current_context(silent=True)
+    return bool(ctx and ctx.get_parameter_source(param) == click.core.ParameterSource.ENVIRONMENT)
+
+
+@contextlib.contextmanager
+def _engine_env(opa_url: str | None) -> Iterator[None]:
+    """Hand --opa-url to the engine (built per worker inside run_check) through its environment variable."""
+    from streamwarden.engine.opa_server import ENV_URL
+
+    old = os.environ.get(ENV_URL)
+    if opa_url:
+        os.environ[ENV_URL] = opa_url
+    try:
+        yield
+    finally:
+        if opa_url:
+            if old is None:
+                os.environ.pop(ENV_URL, None)
+            else:
+                os.environ[ENV_URL] = old
+
+
+def _run_check(config: Config, options: RunOptions, *, opa_url: str | None, verbose: bool) -> RunResult:
+    from streamwarden import progress
+    from streamwarden.run import run_check
+
+    bar = progress.Progress("checking contracts", progress.choose_mode(verbose), verbose=verbose).start()
+    summary = None
+    try:
+        with _engine_env(opa_url if options.engine == "opa" else None):
+            result = run_check(config, options)
+        elapsed = time.monotonic() - bar.started
+        n = len(result.pipelines)
+        summary = f"checked {n} pipeline{'s' if n != 1 else ''} in {elapsed:.1f}s (engine {options.engine})"
+    finally:
+        bar.finish(summary)
+    return result
+
+
+def _baseline(
+    findings: list[Finding], baseline_file: str | None, write_file: str | None, config: Config, trusted_ref: str | None
+) -> str | None:
+    """Apply --baseline (from the trusted ref with --base), or write --write-baseline and apply it;
+    returns the baseline file used."""
+    from streamwarden.baseline import Baseline, apply_baseline, load_baseline, load_trusted_baseline, write_baseline
+
+    if write_file:
+        n = write_baseline(findings, write_file)
+        apply_baseline(findings, Baseline(write_file, {f.fingerprint for f in findings if not f.waived}))
+        _fail(
+            f"wrote {n} finding{'s' if n != 1 else ''} to the baseline {write_file}; "
+            f"runs with --baseline {write_file} fail only on new findings"
+        )
+        return write_file
+    if not baseline_file:
+        return None
+    if trusted_ref:
+        baseline, added = load_trusted_baseline(baseline_file, config.root, trusted_ref)
+        if added:
+            _fail(
+                f"{added} baseline entr{'ies' if added != 1 else 'y'} in {baseline_file} not on {trusted_ref} "
+                f"{'are' if added != 1 else 'is'} not applied: with --base the baseline is read from the trusted ref"
+            )
+    else:
+        baseline = load_baseline(baseline_file)
+    applied = apply_baseline(findings, baseline)
+    if applied.stale:
+        _fail(
+            f"{applied.stale} baseline entr{'ies match' if applied.stale != 1 else 'y matches'} no finding any more "
+            f"(fixed?): refresh {baseline_file} with --write-baseline"
+        )
+    return baseline_file
+
+
+def repo_prefix(root: Path) -> str:
+    """Where the configuration root sits inside the git repository ("" at its top), so reports name
+    repository-relative files even when streamwarden.yaml lives in a subdirectory."""
+    root = root.resolve()
+    tops = [d for d in (root, *root.parents) if (d / ".git").exists()]
+    workspace = os.environ.get("GITHUB_WORKSPACE")
+    if not tops and workspace:
+        tops = [Path(workspace).resolve()]
+    for top in tops:
+        try:
+            rel = root.relative_to(top).as_posix()
+        except ValueError:
+            continue
+        return "" if rel == "." else rel
+    return ""
+
+
+def _make_report(
+    result: RunResult, config: Config, threshold: str, baseline: str | None, targets: list[ReportTarget]
+) -> Report:
+    from streamwarden.report import Report
+
+    formats = {t.fmt for t in targets}
+    # the rule catalog the run evaluated (the trusted ref's with --base), for SARIF rule descriptors
+    rules = dict(result.policy_set.rules) if result.policy_set is not None and "sarif" in formats else {}
+    diff = None
+    if result.base is not None and formats & {"markdown", "github"}:
+        from streamwarden.diff import review
+
+        diff = review(result)
+    return Report(
         findings=result.findings,
         pipelines=result.names,
         pipeline_files={p.name: p.file for p in result.pipelines},
         errors=result.errors,
         fail_on=threshold,
+        rules=rules,
+        diff=diff,
+        baseline=baseline,
+        repo_prefix=repo_prefix(config.root),
     )
-    color = output is None and sys.stdout.isatty()
-    _write(get_reporter(fmt).render(report, color=color), output)
-    if result.errors and (fmt != "text" or output):
-        for e in result.errors:
-            _fail(e.render())
-    sys.exit(exit_code(result.findings, threshold, len(result.errors)))
+
+
+def _emit(report: Report, targets: list[ReportTarget]) -> None:
+    from streamwarden.report import get_reporter
+
+    for t in targets:
+        color = t.file is None and t.fmt == "text" and sys.stdout.isatty()
+        _write(get_reporter(t.fmt).render(report, color=color), t.file)
+    if any(t.fmt == "github" for t in targets):
+        from streamwarden.report.github import write_step_summary
+
+        try:
+            write_step_summary(report)
+        except OSError as exc:
+            _fail(f"cannot write the job summary to $GITHUB_STEP_SUMMARY: {exc.strerror or exc}")
+    if any(t.fmt == "sarif" for t in targets):
+        from streamwarden.report.sarif import MAX_RESULTS
+
+        if len(report.findings) > MAX_RESULTS:
+            _fail(
+                f"SARIF holds the {MAX_RESULTS:,} most severe of {len(report.findings):,} findings "
+                "(GitHub code scanning's limit per run); --format json has them all"
+            )
 
 
 @main.command()
@@ -287,14 +520,15 @@ def _ranges(rows: list[int]) -> str:
 @policy.command("doc")
 @click.option("--output", "-o", metavar="FILE")
 @click.option("--policy", "policy_dirs", multiple=True, metavar="DIR", help="Include custom policies.")
+@click.option("--table", is_flag=True, help="Only the rule table (id, severity, title), as in the README.")
 @handle_errors
-def policy_doc(output: str | None, policy_dirs: tuple[str, ...]) -> None:
+def policy_doc(output: str | None, policy_dirs: tuple[str, ...], table: bool) -> None:
     """The rule catalog as Markdown, from the policies' METADATA."""
     from streamwarden.engine import load_policy_set
-    from streamwarden.policydoc import render_catalog
+    from streamwarden.policydoc import render_catalog, rule_table
 
     ps = load_policy_set([Path(d) for d in policy_dirs], root=Path.cwd())
-    _write(render_catalog(ps), output)
+    _write(rule_table(ps) if table else render_catalog(ps), output)
 
 
 if __name__ == "__main__":  # pragma: no cover

@@ -28,11 +28,15 @@ class Finding:
     fingerprint: str = ""
     waived: bool = False
     waiver: dict[str, Any] | None = None
+    # in the --baseline file: an existing finding the repository adopted the tool with
+    baselined: bool = False
+    # the offending value (what the fingerprint is made from); not part of the JSON output
+    value: Any = field(default=None, repr=False, compare=False)
 
     @property
     def counts(self) -> bool:
         """Whether it counts towards errors/warnings and the exit code."""
-        return not self.waived
+        return not self.waived and not self.baselined
 
     def sort_key(self) -> tuple[str, int, str, str]:
         return (self.file or "", self.line or 0, self.rule, self.path)
@@ -55,6 +59,8 @@ class Finding:
         }
         if self.waiver is not None:
             d["waiver"] = self.waiver
+        if self.baselined:
+            d["baselined"] = True
         return d
 
 
@@ -100,6 +106,7 @@ def summarize(findings: list[Finding], pipelines: list[str]) -> dict[str, int]:
     warnings = sum(1 for f in findings if f.counts and f.severity == "warning")
     infos = sum(1 for f in findings if f.counts and f.severity == "info")
     waived = sum(1 for f in findings if f.waived)
+    baselined = sum(1 for f in findings if f.baselined and not f.waived)
     failing = {f.pipeline for f in findings if f.counts and f.severity in ("error", "warning")}
     return {
         "pipelines": len(pipelines),
@@ -107,6 +114,7 @@ def summarize(findings: list[Finding], pipelines: list[str]) -> dict[str, int]:
         "warnings": warnings,
         "infos": infos,
         "waived": waived,
+        "baselined": baselined,
         "passed": sum(1 for p in pipelines if p not in failing),
     }
 

@@ -3,15 +3,37 @@
 from streamwarden.engine.interface import Engine, RawResults
 from streamwarden.engine.policyset import PolicyFile, PolicySet, RuleDescriptor, load_policy_set
 
-__all__ = ["Engine", "PolicyFile", "PolicySet", "RawResults", "RuleDescriptor", "load_policy_set", "make_engine"]
+__all__ = [
+    "ENGINES",
+    "Engine",
+    "PolicyFile",
+    "PolicySet",
+    "RawResults",
+    "RuleDescriptor",
+    "load_policy_set",
+    "make_engine",
+]
+
+ENGINES = ("regorus", "opa")
 
 
 def make_engine(name: str, policy_set: PolicySet, **options: object) -> Engine:
-    """The engine by name; each is imported only when chosen."""
+    """The engine by name; each is imported only when chosen.
+
+    ``opa`` takes ``url`` (default: ``$STREAMWARDEN_OPA_URL``) and ``token`` (default:
+    ``$STREAMWARDEN_OPA_TOKEN``)."""
     if name == "regorus":
         from streamwarden.engine.regorus_engine import RegorusEngine
 
         return RegorusEngine(policy_set)
+    if name == "opa":
+        from streamwarden.engine.opa_server import OpaServerEngine
+
+        url = options.get("url")
+        token = options.get("token")
+        return OpaServerEngine(
+            policy_set, url if isinstance(url, str) else None, token=token if isinstance(token, str) else None
+        )
     from streamwarden.errors import UsageError
 
-    raise UsageError(f"unknown engine '{name}'", hint="use --engine regorus")
+    raise UsageError(f"unknown engine '{name}'", hint="use one of: " + ", ".join(ENGINES))

@@ -1,0 +1,83 @@
+"""``--format github``: GitHub Actions workflow commands, one annotation per finding that counts.
+
+``::error file=F,line=N,title=T::message`` for errors (``warning`` for warnings, ``notice`` for info)
+on the repository-relative file and line of the offending field. Waived and baselined findings are
+not annotated. Unusable inputs are ``::error`` annotations too. The Markdown job summary (the same
+text as ``--format markdown``) is appended to ``$GITHUB_STEP_SUMMARY`` when that variable is set;
+the CLI calls :func:`write_step_summary`.
+
+Values are escaped the way the Actions runner unescapes them, so a contract value can never end
+the annotation or start a workflow command of its own.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping
+from pathlib import Path
+
+from streamwarden.report.interface import Report, Reporter
+from streamwarden.report.markdown import MarkdownReporter
+
+_COMMANDS = {"error": "error", "warning": "warning", "info": "notice"}
+
+
+def escape_data(text: str) -> str:
+    return text.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
+
+
+def escape_property(text: str) -> str:
+    return escape_data(text).replace(":", "%3A").replace(",", "%2C")
+
+
+def command(name: str, message: str, **props: object) -> str:
+    shown = ",".join(f"{k}={escape_property(str(v))}" for k, v in props.items() if v not in (None, ""))
+    return f"::{name}{' ' + shown if shown else ''}::{escape_data(message)}"
+
+
+class GithubReporter(Reporter):
+    def render(self, report: Report, *, color: bool = False) -> str:
+        out: list[str] = []
+        for f in report.findings:
+            if not f.counts:
+                continue
+            title = f.rule if not f.title or f.title == f.rule else f"{f.rule}: {f.title}"
+            message = f.message + (f" [{f.path}]" if f.path else "")
+            out.append(
+                command(
+                    _COMMANDS.get(f.severity, "warning"),
+                    message,
+                    file=report.repo_path(f.file),
+                    line=f.line,
+                    title=title,
+                )
+            )
+        for e in report.errors:
+            out.append(
+                command(
+                    "error",
+                    e.message + (f" (hint: {e.hint})" if e.hint else ""),
+                    file=report.repo_path(e.file),
+                    line=e.line,
+                    title="streamwarden: unusable input",
+                )
+            )
+        s = report.summary
+        out.append(
+            f"streamwarden: {s['pipelines']} pipelines, {s['passed']} passed, {s['errors']} errors, "
+            f"{s['warnings']} warnings, {s['waived']} waived"
+            + (f", {s.get('baselined', 0)} baselined" if report.baseline is not None else "")
+            + (f", {len(report.errors)} unusable inputs" if report.errors else "")
+        )
+        return "\n".join(out) + "\n"
+
+
+def write_step_summary(report: Report, environ: Mapping[str, str] | None = None) -> str | None:
+    """Append the Markdown summary to ``$GITHUB_STEP_SUMMARY``; returns the file written, or None."""
+    target = (environ if environ is not None else os.environ).get("GITHUB_STEP_SUMMARY")
+    if not target:
+        return None
+    with Path(target).open("a", encoding="utf-8") as fh:
+        fh.write(MarkdownReporter().render(report))
+        fh.write("\n")
+    return target
