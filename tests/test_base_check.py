@@ -8,7 +8,6 @@ from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
-
 from tests.conftest import CLEAN_CONTRACT, NOW, invoke
 from tests.gitrepo import Repo
 
@@ -93,7 +92,10 @@ def test_weakened_policy_is_still_judged_by_the_base_policy(runner: CliRunner, t
     repo = Repo(tmp_path / "repo")
     repo.write("streamwarden.yaml", 'contracts: ["contracts/**/*.yaml"]\npolicies: [policies/custom]\n')
     repo.write("policies/custom/acme.rego", CUSTOM_POLICY)
-    repo.write("contracts/orders.yaml", CLEAN_CONTRACT.replace("interval: 60s", "interval: 20s").replace("min_pause: 30s", "min_pause: 10s"))
+    repo.write(
+        "contracts/orders.yaml",
+        CLEAN_CONTRACT.replace("interval: 60s", "interval: 20s").replace("min_pause: 30s", "min_pause: 10s"),
+    )
     repo.commit("base")
     repo.branch("feature")
     # the pull request slows checkpoints down AND weakens the rule that forbids it
@@ -141,7 +143,9 @@ def test_unknown_ref_is_a_clear_error(runner: CliRunner, repo: Repo) -> None:
     assert "unknown git ref 'no-such-branch'" in r.output
 
 
-def test_shallow_clone_without_the_base_says_to_fetch_more_history(runner: CliRunner, repo: Repo, tmp_path: Path) -> None:
+def test_shallow_clone_without_the_base_says_to_fetch_more_history(
+    runner: CliRunner, repo: Repo, tmp_path: Path
+) -> None:
     repo.write("contracts/orders.yaml", CLEAN_CONTRACT.replace("interval: 60s", "interval: 45s"))
     repo.commit("one")
     repo.write("contracts/orders.yaml", CLEAN_CONTRACT.replace("interval: 60s", "interval: 50s"))

@@ -12,10 +12,10 @@ from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
-
-from streamwarden.diff import is_diff_rule
 from tests.conftest import CLEAN_CONTRACT, NOW, invoke
 from tests.gitrepo import Repo
+
+from streamwarden.diff import is_diff_rule
 
 Edit = Callable[[str], str]
 
@@ -50,30 +50,111 @@ WITH_STATE_TABLE = _r("      schema_version: 3", "      schema_version: 3\n     
 CASES: list[tuple[str, Edit, Edit, str | None]] = [
     # (name, base edit, head edit, the diff rule that must fire — None: no diff rule may fire)
     ("optional column added under backward", BACKWARD, _chain(BACKWARD, ADD_OPTIONAL), None),
-    ("int to long under backward", _chain(BACKWARD, WITH_INT), _chain(BACKWARD, WITH_INT, _r("type: int, id: 2", "type: long, id: 2")), None),
-    ("decimal precision widening under backward", BACKWARD, _chain(BACKWARD, _r("decimal(12,2)", "decimal(16,2)")), None),
-    ("description edit", SAME, _r("  owner: payments-data", "  owner: payments-data\n  description: Curated orders."), None),
-    ("consumer added", SAME, _r("      contact: \"#finance-data\"", "      contact: \"#finance-data\"\n    - {name: fraud, freshness: 30m, contact: fraud@example.com}"), None),
-    ("required field removed under forward", FORWARD, _chain(FORWARD, _r("    - {name: order_id, type: long, required: true, id: 1}\n", "")), "SW-SCHEMA-001"),
+    (
+        "int to long under backward",
+        _chain(BACKWARD, WITH_INT),
+        _chain(BACKWARD, WITH_INT, _r("type: int, id: 2", "type: long, id: 2")),
+        None,
+    ),
+    (
+        "decimal precision widening under backward",
+        BACKWARD,
+        _chain(BACKWARD, _r("decimal(12,2)", "decimal(16,2)")),
+        None,
+    ),
+    (
+        "description edit",
+        SAME,
+        _r("  owner: payments-data", "  owner: payments-data\n  description: Curated orders."),
+        None,
+    ),
+    (
+        "consumer added",
+        SAME,
+        _r(
+            '      contact: "#finance-data"',
+            '      contact: "#finance-data"\n    - {name: fraud, freshness: 30m, contact: fraud@example.com}',
+        ),
+        None,
+    ),
+    (
+        "required field removed under forward",
+        FORWARD,
+        _chain(FORWARD, _r("    - {name: order_id, type: long, required: true, id: 1}\n", "")),
+        "SW-SCHEMA-001",
+    ),
     ("type change that is not a promotion", SAME, _r("decimal(12,2)", "decimal(12,4)"), "SW-SCHEMA-002"),
-    ("optional made required", SAME, _r('type: "decimal(12,2)", id: 2}', 'type: "decimal(12,2)", id: 2, required: true}'), "SW-SCHEMA-003"),
-    ("required field added without default", BACKWARD, _chain(BACKWARD, _r("required: true, id: 3}", "required: true, id: 3}\n    - {name: region, type: string, required: true, id: 9}")), "SW-SCHEMA-004"),
-    ("rename while renames are not allowed", SAME, _r("{name: amount, type:", "{name: total_amount, type:"), "SW-SCHEMA-005"),
-    ("date to timestamp on an identity partition source (v3)",
-     _chain(_r("format_version: 2", "format_version: 3"), BACKWARD, _r("{name: event_time, type: timestamptz", "{name: event_day, type: date"), _r("{source: event_time, transform: day}", "{source: event_day, transform: identity}")),
-     _chain(_r("format_version: 2", "format_version: 3"), BACKWARD, _r("{name: event_time, type: timestamptz", "{name: event_day, type: timestamp"), _r("{source: event_time, transform: day}", "{source: event_day, transform: identity}")),
-     "SW-SCHEMA-006"),
-    ("table schema changed, state schema_version kept", WITH_STATE_TABLE, _chain(WITH_STATE_TABLE, ADD_OPTIONAL), "SW-SCHEMA-007"),
+    (
+        "optional made required",
+        SAME,
+        _r('type: "decimal(12,2)", id: 2}', 'type: "decimal(12,2)", id: 2, required: true}'),
+        "SW-SCHEMA-003",
+    ),
+    (
+        "required field added without default",
+        BACKWARD,
+        _chain(
+            BACKWARD,
+            _r(
+                "required: true, id: 3}",
+                "required: true, id: 3}\n    - {name: region, type: string, required: true, id: 9}",
+            ),
+        ),
+        "SW-SCHEMA-004",
+    ),
+    (
+        "rename while renames are not allowed",
+        SAME,
+        _r("{name: amount, type:", "{name: total_amount, type:"),
+        "SW-SCHEMA-005",
+    ),
+    (
+        "date to timestamp on an identity partition source (v3)",
+        _chain(
+            _r("format_version: 2", "format_version: 3"),
+            BACKWARD,
+            _r("{name: event_time, type: timestamptz", "{name: event_day, type: date"),
+            _r("{source: event_time, transform: day}", "{source: event_day, transform: identity}"),
+        ),
+        _chain(
+            _r("format_version: 2", "format_version: 3"),
+            BACKWARD,
+            _r("{name: event_time, type: timestamptz", "{name: event_day, type: timestamp"),
+            _r("{source: event_time, transform: day}", "{source: event_day, transform: identity}"),
+        ),
+        "SW-SCHEMA-006",
+    ),
+    (
+        "table schema changed, state schema_version kept",
+        WITH_STATE_TABLE,
+        _chain(WITH_STATE_TABLE, ADD_OPTIONAL),
+        "SW-SCHEMA-007",
+    ),
     ("compatibility weakened", SAME, _r("compatibility: full", "compatibility: none"), "SW-SCHEMA-009"),
     ("promotion under full", WITH_INT, _chain(WITH_INT, _r("type: int, id: 2", "type: long, id: 2")), "SW-SCHEMA-010"),
     ("operator uid removed", SAME, _r("    - uid: orders-dedup", "    - uid: orders-dedup-v2"), "SW-STATE-006"),
     ("max parallelism changed", SAME, _r("max_parallelism: 128", "max_parallelism: 256"), "SW-STATE-007"),
     ("state key changed", SAME, _r("key: [order_id]", "key: [order_id, customer_id]"), "SW-STATE-008"),
-    ("waiver added", SAME, lambda t: t + "waivers:\n  - {rule: SW-RET-002, reason: migration, expires: 2027-01-31}\n", "SW-WAIVER-002"),
-    ("backfill boundary widened",
-     lambda t: t + "backfills:\n  - {job: orders-backfill, branch: backfill, from: '2026-01-01T00:00:00Z', to: '2026-02-01T00:00:00Z', reason: replay}\n",
-     lambda t: t + "backfills:\n  - {job: orders-backfill, branch: backfill, from: '2026-01-01T00:00:00Z', to: '2026-06-01T00:00:00Z', reason: replay}\n",
-     "SW-REC-004"),
+    (
+        "waiver added",
+        SAME,
+        lambda t: t + "waivers:\n  - {rule: SW-RET-002, reason: migration, expires: 2027-01-31}\n",
+        "SW-WAIVER-002",
+    ),
+    (
+        "backfill boundary widened",
+        lambda t: (
+            t
+            + "backfills:\n  - {job: orders-backfill, branch: backfill, from: '2026-01-01T00:00:00Z',"
+            + " to: '2026-02-01T00:00:00Z', reason: replay}\n"
+        ),
+        lambda t: (
+            t
+            + "backfills:\n  - {job: orders-backfill, branch: backfill, from: '2026-01-01T00:00:00Z',"
+            + " to: '2026-06-01T00:00:00Z', reason: replay}\n"
+        ),
+        "SW-REC-004",
+    ),
 ]
 
 
@@ -136,9 +217,7 @@ def test_transitive_mode_checks_every_earlier_version(runner: CliRunner, tmp_pat
     assert "channel" in s001[0]["message"]
     # the same head under plain `forward` (base v3 only) does not fire: channel was optional at v3
     repo2 = Repo(tmp_path / "repo2")
-    for i, text in enumerate(
-        [_version(1, required_channel=True), _version(3, required_channel=False)], start=1
-    ):
+    for i, text in enumerate([_version(1, required_channel=True), _version(3, required_channel=False)], start=1):
         repo2.write("contracts/orders.yaml", text.replace("forward_transitive", "forward"))
         repo2.commit(f"v{i}")
     repo2.branch("feature")

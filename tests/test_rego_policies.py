@@ -35,7 +35,9 @@ def _describe(run: PolicyTestRun) -> str:
 
 
 def test_there_are_tests_for_every_policy_file(policy_set) -> None:
-    runtime = {f.display.removesuffix(".rego") for f in policy_set.runtime_files if f.package.startswith("streamwarden.")}
+    runtime = {
+        f.display.removesuffix(".rego") for f in policy_set.runtime_files if f.package.startswith("streamwarden.")
+    }
     tested = {f.display.removesuffix("_test.rego") for f in policy_set.files if f.is_test}
     missing = sorted(p for p in runtime if p not in tested and not p.endswith("/lib"))
     assert not missing, f"policy files without a _test.rego beside them: {missing}"
@@ -59,7 +61,9 @@ def test_engines_agree_on_every_test(regorus_run: PolicyTestRun, opa_run: Policy
 
 
 def test_coverage_on_regorus(regorus_run: PolicyTestRun) -> None:
-    assert regorus_run.total_coverage() >= COVERAGE_TARGET, {p: round(c.percent, 1) for p, c in regorus_run.coverage.items()}
+    assert regorus_run.total_coverage() >= COVERAGE_TARGET, {
+        p: round(c.percent, 1) for p, c in regorus_run.coverage.items()
+    }
 
 
 def test_coverage_on_opa(opa_run: PolicyTestRun) -> None:

@@ -7,6 +7,7 @@ pairs by path and is reported as such while the head is still checked.
 
 from __future__ import annotations
 
+import contextlib
 import json
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -58,11 +59,25 @@ class BaseSnapshot:
             if same_path is not None and same_path.contract is None:
                 found = same_path
         if found is None:
-            return {"ref": self.ref, "commit": self.commit, "file": None, "status": "added", "error": None,
-                    "contract": None, "history": []}
+            return {
+                "ref": self.ref,
+                "commit": self.commit,
+                "file": None,
+                "status": "added",
+                "error": None,
+                "contract": None,
+                "history": [],
+            }
         if found.contract is None:
-            return {"ref": self.ref, "commit": self.commit, "file": found.file, "status": "unparseable",
-                    "error": found.error, "contract": None, "history": []}
+            return {
+                "ref": self.ref,
+                "commit": self.commit,
+                "file": found.file,
+                "status": "unparseable",
+                "error": found.error,
+                "contract": None,
+                "history": [],
+            }
         return {
             "ref": self.ref,
             "commit": self.commit,
@@ -89,7 +104,7 @@ class BaseSnapshot:
         base_blob = self.repo.read(self.commit, base.repo_path)
         out: list[dict[str, Any]] = []
         seen: set[str] = set()
-        for (commit, path), spec in zip(commits, specs):
+        for (commit, path), spec in zip(commits, specs, strict=True):
             blob = blobs.get(spec)
             if blob is None or blob == base_blob:
                 continue
@@ -181,10 +196,8 @@ def _pathspecs(repo: GitRepo, config: Config, paths: list[str]) -> list[str]:
                 continue
         return out or ["."]
     prefix = ""
-    try:
+    with contextlib.suppress(ValueError):
         prefix = repo.relpath(config.root)
-    except ValueError:
-        pass
     prefix = "" if prefix in ("", ".") else prefix + "/"
     return [f":(glob){prefix}{g}" for g in config.contracts]
 
@@ -212,8 +225,13 @@ def load_trusted(repo: GitRepo, trusted_ref: str, config: Config, policy_dirs: l
             trusted_config = config_from_text(decode_utf8(blob, f"{rel}@{trusted_ref}"), rel, config.root)
             trusted_config.path = config.path
         if blob != head_text:
-            changes.append({"file": display_path(config.path, config.root), "change": "added" if blob is None else "modified",
-                            "kind": "configuration"})
+            changes.append(
+                {
+                    "file": display_path(config.path, config.root),
+                    "change": "added" if blob is None else "modified",
+                    "kind": "configuration",
+                }
+            )
     dirs: list[Path] = [*(trusted_config.policies if trusted_config else []), *policy_dirs]
     builtin_dir = policies_dir()
     in_repo_builtin = _inside(builtin_dir, repo.top)
@@ -231,7 +249,11 @@ def load_trusted(repo: GitRepo, trusted_ref: str, config: Config, policy_dirs: l
             blob = blobs[f"{commit}:{p}"]
             if blob is None:
                 continue
-            shown = f"policies/{Path(p).relative_to(rel).as_posix()}" if builtin else display_path(repo.top / p, config.root)
+            shown = (
+                f"policies/{Path(p).relative_to(rel).as_posix()}"
+                if builtin
+                else display_path(repo.top / p, config.root)
+            )
             files.append(parse_policy(decode_utf8(blob, shown), shown, builtin, repo.top / p))
             head = repo.top / p
             if not head.exists():

@@ -6,14 +6,13 @@ contract, bad flag, policy compile error, unknown pipeline). A traceback is neve
 
 from __future__ import annotations
 
-import contextlib
 import datetime as _dt
 import functools
 import json
 import os
 import sys
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
@@ -51,7 +50,10 @@ def handle_errors(fn: F) -> F:
         except (click.exceptions.Exit, click.ClickException, SystemExit, KeyboardInterrupt):
             raise
         except Exception as exc:  # a bug: say so plainly, never a traceback
-            _fail(f"internal error: {type(exc).__name__}: {exc} (please report this; set STREAMWARDEN_DEBUG=1 for details)")
+            _fail(
+                f"internal error: {type(exc).__name__}: {exc} "
+                "(please report this; set STREAMWARDEN_DEBUG=1 for details)"
+            )
             import os
 
             if os.environ.get("STREAMWARDEN_DEBUG"):
@@ -87,7 +89,9 @@ def _write(text: str, output: str | None) -> None:
         click.echo(text, nl=False)
 
 
-config_option = click.option("--config", "config_path", metavar="FILE", help="streamwarden.yaml (default: ./streamwarden.yaml).")
+config_option = click.option(
+    "--config", "config_path", metavar="FILE", help="streamwarden.yaml (default: ./streamwarden.yaml)."
+)
 
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
@@ -111,7 +115,9 @@ def validate(paths: tuple[str, ...], config_path: str | None) -> None:
     for e in errors:
         click.echo(e.render(), err=True)
     if not contracts and not errors:
-        raise UsageError("no contracts found", hint="give contract files or directories, or set `contracts:` in streamwarden.yaml")
+        raise UsageError(
+            "no contracts found", hint="give contract files or directories, or set `contracts:` in streamwarden.yaml"
+        )
     if errors:
         click.echo(f"{len(errors)} error{'s' if len(errors) != 1 else ''}", err=True)
         sys.exit(2)
@@ -260,24 +266,6 @@ def _from_env(param: str) -> bool:
     return bool(ctx and ctx.get_parameter_source(param) == click.core.ParameterSource.ENVIRONMENT)
 
 
-@contextlib.contextmanager
-def _engine_env(opa_url: str | None) -> Iterator[None]:
-    """Hand --opa-url to the engine (built per worker inside run_check) through its environment variable."""
-    from streamwarden.engine.opa_server import ENV_URL
-
-    old = os.environ.get(ENV_URL)
-    if opa_url:
-        os.environ[ENV_URL] = opa_url
-    try:
-        yield
-    finally:
-        if opa_url:
-            if old is None:
-                os.environ.pop(ENV_URL, None)
-            else:
-                os.environ[ENV_URL] = old
-
-
 def _run_check(config: Config, options: RunOptions, *, opa_url: str | None, verbose: bool) -> RunResult:
     from streamwarden import progress
     from streamwarden.run import run_check
@@ -285,8 +273,9 @@ def _run_check(config: Config, options: RunOptions, *, opa_url: str | None, verb
     bar = progress.Progress("checking contracts", progress.choose_mode(verbose), verbose=verbose).start()
     summary = None
     try:
-        with _engine_env(opa_url if options.engine == "opa" else None):
-            result = run_check(config, options)
+        if options.engine == "opa" and opa_url:
+            options.engine_options["url"] = opa_url
+        result = run_check(config, options)
         elapsed = time.monotonic() - bar.started
         n = len(result.pipelines)
         summary = f"checked {n} pipeline{'s' if n != 1 else ''} in {elapsed:.1f}s (engine {options.engine})"
@@ -398,7 +387,9 @@ def _emit(report: Report, targets: list[ReportTarget]) -> None:
 
 @main.command()
 @click.argument("paths", nargs=-1)
-@click.option("--base", "base_ref", metavar="REF", required=True, help="The git ref to compare with (its merge base with HEAD).")
+@click.option(
+    "--base", "base_ref", metavar="REF", required=True, help="The git ref to compare with (its merge base with HEAD)."
+)
 @click.option("--trusted-ref", metavar="REF", help="Read policies from REF (default: the --base ref).")
 @config_option
 @click.option("--format", "fmt", type=click.Choice(["markdown", "json"]), default="markdown", show_default=True)
@@ -439,7 +430,13 @@ def diff(
 
 @main.command()
 @click.argument("pipeline")
-@click.option("--contracts", "paths", multiple=True, metavar="PATH", help="Where to look for the contract (default: config globs).")
+@click.option(
+    "--contracts",
+    "paths",
+    multiple=True,
+    metavar="PATH",
+    help="Where to look for the contract (default: config globs).",
+)
 @config_option
 @click.option("--now", "now", metavar="TIME", help="now_ms as of this RFC 3339 time.")
 @handle_errors
@@ -469,12 +466,16 @@ def policy() -> None:
 @policy.command("test")
 @click.argument("dirs", nargs=-1)
 @click.option("--coverage", is_flag=True, help="Report line coverage per policy file.")
-@click.option("--threshold", type=float, default=0.0, help="With --coverage: fail when total coverage is below this percentage.")
+@click.option(
+    "--threshold", type=float, default=0.0, help="With --coverage: fail when total coverage is below this percentage."
+)
 @click.option("--engine", type=click.Choice(["regorus", "opa-embedded"]), default="regorus", show_default=True)
 @click.option("--no-builtin", is_flag=True, help="Test only the given DIRs, not the built-in policies.")
 @click.option("--verbose", "-v", is_flag=True, help="List every test.")
 @handle_errors
-def policy_test(dirs: tuple[str, ...], coverage: bool, threshold: float, engine: str, no_builtin: bool, verbose: bool) -> None:
+def policy_test(
+    dirs: tuple[str, ...], coverage: bool, threshold: float, engine: str, no_builtin: bool, verbose: bool
+) -> None:
     """Run the Rego unit tests (test_* rules) of the built-in policies and of DIRs."""
     from streamwarden.engine import load_policy_set
     from streamwarden.engine.testing import run_tests
@@ -495,7 +496,10 @@ def policy_test(dirs: tuple[str, ...], coverage: bool, threshold: float, engine:
     if coverage:
         for path in sorted(run.coverage):
             fc = run.coverage[path]
-            click.echo(f"  {fc.percent:5.1f}%  {path}" + (f"  not covered: {_ranges(sorted(fc.not_covered))}" if fc.not_covered else ""))
+            click.echo(
+                f"  {fc.percent:5.1f}%  {path}"
+                + (f"  not covered: {_ranges(sorted(fc.not_covered))}" if fc.not_covered else "")
+            )
         total = run.total_coverage()
         click.echo(f"coverage: {total:.1f}%")
         if total < threshold:
@@ -509,7 +513,7 @@ def policy_test(dirs: tuple[str, ...], coverage: bool, threshold: float, engine:
 def _ranges(rows: list[int]) -> str:
     out: list[str] = []
     for r in rows:
-        if out and out[-1].endswith(f"-{r - 1}") or (out and out[-1] == str(r - 1)):
+        if (out and out[-1].endswith(f"-{r - 1}")) or (out and out[-1] == str(r - 1)):
             start = out[-1].split("-")[0]
             out[-1] = f"{start}-{r}"
         else:

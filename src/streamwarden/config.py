@@ -103,6 +103,7 @@ def config_from_document(doc: YamlDocument, root: Path) -> Config:
 def expand_env(value: Any) -> Any:
     """``${NAME}`` in a string value is replaced by the environment variable (never logged)."""
     if isinstance(value, str):
+
         def repl(m: re.Match[str]) -> str:
             name = m.group(1)
             if name not in os.environ:

@@ -28,7 +28,13 @@ _KEYED_LISTS = {
     "table.partition_spec": ("source",),
 }
 # Changes that need a coordinated deploy even when no rule objects.
-_COORDINATE_PREFIXES = ("state.", "job.max_parallelism", "table.partition_spec", "table.identifier_fields", "schema_evolution.")
+_COORDINATE_PREFIXES = (
+    "state.",
+    "job.max_parallelism",
+    "table.partition_spec",
+    "table.identifier_fields",
+    "schema_evolution.",
+)
 # Changes readers of the table can notice: their consumers are named.
 _READER_PREFIXES = ("table.", "retention.", "quality.", "metadata.consumers", "schema_evolution.")
 _DERIVED = {"expires_end_ms"}
@@ -236,25 +242,43 @@ def review(result: Any) -> list[dict[str, Any]]:
         consumers = [c.get("name") for c in (head.get("metadata") or {}).get("consumers") or [] if isinstance(c, dict)]
         findings = by_pipeline.get(ref.name, [])
         if base.get("status") == "added":
-            out.append({"pipeline": ref.name, "status": "added", "file": ref.file, "changes": [],
-                        "note": "A new contract: checked as new, nothing to compare."})
+            out.append(
+                {
+                    "pipeline": ref.name,
+                    "status": "added",
+                    "file": ref.file,
+                    "changes": [],
+                    "note": "A new contract: checked as new, nothing to compare.",
+                }
+            )
             continue
         if base.get("status") == "unparseable":
-            out.append({"pipeline": ref.name, "status": "changed", "file": ref.file, "changes": [],
-                        "note": f"The base version could not be read ({base.get('error')}); the head was checked on its own."})
+            out.append(
+                {
+                    "pipeline": ref.name,
+                    "status": "changed",
+                    "file": ref.file,
+                    "changes": [],
+                    "note": f"The base version could not be read ({base.get('error')}); "
+                    "the head was checked on its own.",
+                }
+            )
             continue
         changes = changes_between(base.get("contract"), head)
         classify(changes, findings, consumers, rules)
         changes += _unmatched(changes, findings, consumers)
         if changes:
-            out.append({"pipeline": ref.name, "status": "changed", "file": ref.file,
-                        "changes": [c.to_dict() for c in changes]})
+            out.append(
+                {"pipeline": ref.name, "status": "changed", "file": ref.file, "changes": [c.to_dict() for c in changes]}
+            )
     if result.base is not None:
         for removed in result.base.removed(set(result.names)):
             name = removed.name or removed.file
             findings = [f for f in by_pipeline.get(name, []) if is_diff_rule(f.rule)]
             old = removed.contract or {}
-            consumers = [c.get("name") for c in (old.get("metadata") or {}).get("consumers") or [] if isinstance(c, dict)]
+            consumers = [
+                c.get("name") for c in (old.get("metadata") or {}).get("consumers") or [] if isinstance(c, dict)
+            ]
             change = Change("(contract)", "(contract)", "removed", removed.file, None)
             if findings:
                 change.cls, change.rule, change.reason = "breaking", findings[0].rule, findings[0].message

@@ -92,12 +92,11 @@ def split_path(path: str) -> list[str | int]:
 def value_at(doc: Any, path: str) -> Any:
     node = doc
     for part in split_path(path):
-        if isinstance(part, int) and isinstance(node, list) and 0 <= part < len(node):
-            node = node[part]
-        elif isinstance(part, str) and isinstance(node, dict) and part in node:
-            node = node[part]
-        else:
+        in_list = isinstance(part, int) and isinstance(node, list) and 0 <= part < len(node)
+        in_dict = isinstance(part, str) and isinstance(node, dict) and part in node
+        if not (in_list or in_dict):
             return None
+        node = node[part]
     return node
 
 

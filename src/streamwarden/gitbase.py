@@ -59,7 +59,9 @@ class GitRepo:
         if proc.returncode != 0:
             hint = _FETCH_HINT if self.is_shallow() else "check the spelling, or `git fetch origin` to get the branch"
             if self.is_shallow():
-                raise GitError(f"unknown git ref '{ref}' (this is a shallow clone: the ref may not be fetched)", hint=hint)
+                raise GitError(
+                    f"unknown git ref '{ref}' (this is a shallow clone: the ref may not be fetched)", hint=hint
+                )
             raise GitError(f"unknown git ref '{ref}'", hint=hint)
         return proc.stdout.decode().strip()
 
@@ -119,8 +121,15 @@ class GitRepo:
         """(commit, path at that commit) for every first-parent commit that changed the file, newest
         first, following renames."""
         out = self.text(
-            "log", "--first-parent", "--follow", f"--max-count={limit}", "--format=%x00%H", "--name-only",
-            commit, "--", path,
+            "log",
+            "--first-parent",
+            "--follow",
+            f"--max-count={limit}",
+            "--format=%x00%H",
+            "--name-only",
+            commit,
+            "--",
+            path,
         )
         history: list[tuple[str, str]] = []
         for chunk in out.split("\0")[1:]:

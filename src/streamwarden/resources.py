@@ -8,7 +8,7 @@ source checkout (editable install, tests) they are the repository's ``policies/`
 from __future__ import annotations
 
 import json
-from functools import lru_cache
+from functools import cache
 from pathlib import Path
 from typing import Any
 
@@ -31,7 +31,7 @@ def schema_dir() -> Path:
     return _first(_PKG / "_schema", _REPO / "contracts" / "schema")
 
 
-@lru_cache(maxsize=None)
+@cache
 def load_schema(name: str) -> dict[str, Any]:
     with (schema_dir() / name).open(encoding="utf-8") as fh:
         schema: dict[str, Any] = json.load(fh)

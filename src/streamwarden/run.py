@@ -10,15 +10,16 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from streamwarden import progress
+from streamwarden.base import BaseSnapshot, TrustedPolicies, load_base, load_trusted
 from streamwarden.config import Config
 from streamwarden.contracts import Contract, discover_contracts, load_contract, load_contracts
 from streamwarden.engine import Engine, PolicySet, load_policy_set, make_engine
-from streamwarden.base import BaseSnapshot, TrustedPolicies, load_base, load_trusted
 from streamwarden.engine.policyset import RESERVED_PREFIX, SET_SEVERITY, PolicyFile
-from streamwarden.gitbase import GitRepo
 from streamwarden.errors import ContractErrors, InputError, PolicyError, StreamwardenError
 from streamwarden.facts.static import gather_static_facts
 from streamwarden.findings import Finding, fingerprint, value_at
+from streamwarden.gitbase import GitRepo
 from streamwarden.waivers import apply_waivers
 
 
@@ -33,6 +34,7 @@ class RunOptions:
     base_ref: str | None = None
     trusted_ref: str | None = None
     keep_inputs: bool = False  # keep every input document (diff, facts); large runs drop them
+    engine_options: dict[str, Any] = field(default_factory=dict)  # e.g. {"url": ...} for the opa engine
 
 
 @dataclass(frozen=True)
@@ -104,19 +106,25 @@ def run_check(config: Config, options: RunOptions) -> RunResult:
         trusted = load_trusted(repo, options.trusted_ref or options.base_ref, config, list(options.policy_dirs))
         ctx.policy_files = trusted.files
     ctx.policy_set()
+    progress.set_total(len(files))
     workers = _worker_count(len(files))
     if workers > 1:
-        chunks = [files[i::workers] for i in range(workers)]
+        # small chunks, so progress advances as results come back
+        size = max(10, len(files) // (workers * 8))
+        chunks = [files[i : i + size] for i in range(0, len(files), size)]
         mp = multiprocessing.get_context("fork")
+        parts = []
         with mp.Pool(workers) as pool:
-            parts = pool.starmap(_check_files, [(chunk, ctx) for chunk in chunks])
+            for part in pool.imap_unordered(_check_chunk, [(chunk, ctx) for chunk in chunks]):
+                parts.append(part)
+                progress.advance(len(part[0]) + len(part[1]))
         order = {p.resolve(): i for i, p in enumerate(files)}
         merged = [item for part in parts for item in part[0]]
         merged.sort(key=lambda item: order.get(item[0], 0))
         for part in parts:
             errors.extend(part[1])
     else:
-        part = _check_files(files, ctx)
+        part = _check_files(files, ctx, report_progress=True)
         merged, errors = part[0], errors + part[1]
     pipelines: list[PipelineRef] = []
     findings: list[Finding] = []
@@ -190,17 +198,32 @@ def _repository_findings(
 ) -> list[Finding]:
     """Pipelines the pull request removes, and changes to policies or configuration."""
     assert ctx.base is not None
-    engine = make_engine(ctx.options.engine, policy_set)
+    engine = make_engine(ctx.options.engine, policy_set, **ctx.options.engine_options)
     out: list[Finding] = []
     for removed in ctx.base.removed(head_names):
-        base_doc = {"ref": ctx.base.ref, "commit": ctx.base.commit, "file": removed.file, "status": "removed",
-                    "error": None, "contract": removed.contract, "history": []}
-        doc = {"contract": None, "base": base_doc, "facts": {}, "now_ms": ctx.now,
-               "environment": ctx.options.environment, "mode": ctx.options.mode}
+        base_doc = {
+            "ref": ctx.base.ref,
+            "commit": ctx.base.commit,
+            "file": removed.file,
+            "status": "removed",
+            "error": None,
+            "contract": removed.contract,
+            "history": [],
+        }
+        doc = {
+            "contract": None,
+            "base": base_doc,
+            "facts": {},
+            "now_ms": ctx.now,
+            "environment": ctx.options.environment,
+            "mode": ctx.options.mode,
+        }
         subject = _Subject(removed.name or removed.file, removed.file, removed.contract or {})
         out.extend(_evaluate(engine, policy_set, subject, doc, [REMOVAL_PACKAGE]))
-    doc = {"repository": {"trusted_ref": trusted.ref, "trusted_commit": trusted.commit,
-                          "policy_changes": trusted.changes}, "now_ms": ctx.now}
+    doc = {
+        "repository": {"trusted_ref": trusted.ref, "trusted_commit": trusted.commit, "policy_changes": trusted.changes},
+        "now_ms": ctx.now,
+    }
     out.extend(_evaluate(engine, policy_set, _Subject(REPOSITORY, "", {}), doc, [REPOSITORY_PACKAGE]))
     return out
 
@@ -215,16 +238,24 @@ def _worker_count(n_files: int) -> int:
     return max(1, min(cpus, 4, n_files // (PARALLEL_THRESHOLD // 2)))
 
 
-_Checked = tuple[Path, PipelineRef, list[Finding], "dict[str, Any] | None", int]  # noqa: UP037
+_Checked = tuple[Path, PipelineRef, list[Finding], "dict[str, Any] | None", int]
 
 
-def _check_files(files: Sequence[Path], ctx: _RunContext) -> tuple[list[_Checked], list[StreamwardenError]]:
+def _check_chunk(args: tuple[Sequence[Path], _RunContext]) -> tuple[list[_Checked], list[StreamwardenError]]:
+    return _check_files(*args)
+
+
+def _check_files(
+    files: Sequence[Path], ctx: _RunContext, report_progress: bool = False
+) -> tuple[list[_Checked], list[StreamwardenError]]:
     policy_set = ctx.policy_set()
-    engine = make_engine(ctx.options.engine, policy_set)
+    engine = make_engine(ctx.options.engine, policy_set, **ctx.options.engine_options)
     out: list[_Checked] = []
     errors: list[StreamwardenError] = []
     keep_inputs = ctx.options.keep_inputs or len(files) < PARALLEL_THRESHOLD
     for f in files:
+        if report_progress:
+            progress.advance()
         try:
             contract = load_contract(f, ctx.config.root)
         except ContractErrors as exc:
@@ -278,8 +309,10 @@ def _evaluate(
 
 def to_finding(policy_set: PolicySet, package: str, rule_set: str, element: Any, contract: Any) -> Finding:
     files = ", ".join(policy_set.package_files(package))
-    if not isinstance(element, dict) or not isinstance(element.get("rule"), str) or not isinstance(
-        element.get("message"), str
+    if (
+        not isinstance(element, dict)
+        or not isinstance(element.get("rule"), str)
+        or not isinstance(element.get("message"), str)
     ):
         raise PolicyError(
             f"data.{package}.{rule_set} produced {str(element)[:80]!r}: each element must be an object "

@@ -80,10 +80,7 @@ def parent_paths(path: str) -> list[str]:
     p = path
     while p:
         cut = max(p.rfind("."), p.rfind("["))
-        if cut <= 0:
-            p = ""
-        else:
-            p = p[:cut]
+        p = "" if cut <= 0 else p[:cut]
         out.append(p)
     return out
 
@@ -211,9 +208,7 @@ class _Builder:
             for src in sources:
                 value = self.build(src, path, depth + 1)
                 if not isinstance(value, dict):
-                    raise InputError(
-                        "a merge key (<<) needs a mapping", file=self.file, line=src.start_mark.line + 1
-                    )
+                    raise InputError("a merge key (<<) needs a mapping", file=self.file, line=src.start_mark.line + 1)
                 for k, v in value.items():
                     out.setdefault(k, v)
         return out
@@ -226,7 +221,11 @@ def read_text(path: str | os.PathLike[str], display: str | None = None) -> str:
     try:
         st = p.stat()
     except FileNotFoundError:
-        raise InputError("file does not exist", file=shown, hint="check the path (relative paths are resolved from the referring file's directory)") from None
+        raise InputError(
+            "file does not exist",
+            file=shown,
+            hint="check the path (relative paths are resolved from the referring file's directory)",
+        ) from None
     except OSError as exc:
         raise InputError(f"cannot read: {exc.strerror}", file=shown) from None
     if p.is_dir():
@@ -276,7 +275,9 @@ def parse_documents(text: str, file: str) -> list[YamlDocument]:
         mark = exc.problem_mark or exc.context_mark
         problem = exc.problem or exc.context or "invalid YAML"
         if "max depth" in problem or "nesting" in problem:
-            raise InputError(f"nesting deeper than {MAX_DEPTH} levels", file=file, line=mark.line + 1 if mark else None) from None
+            raise InputError(
+                f"nesting deeper than {MAX_DEPTH} levels", file=file, line=mark.line + 1 if mark else None
+            ) from None
         raise InputError(
             f"not valid YAML: {problem}",
             file=file,

@@ -27,7 +27,9 @@ def version(i: int) -> str:
     """A realistic evolution: 25 stable optional fields, and each version adds one optional field
     and drops the one the previous version added (both allowed under full_transitive)."""
     text = CLEAN_CONTRACT.replace("compatibility: full", "compatibility: full_transitive")
-    stable = "".join(f"\n    - {{name: attr_{k}, type: string, id: {100 + k}, doc: 'attribute {k}'}}" for k in range(25))
+    stable = "".join(
+        f"\n    - {{name: attr_{k}, type: string, id: {100 + k}, doc: 'attribute {k}'}}" for k in range(25)
+    )
     rotating = f"\n    - {{name: note_{i}, type: string, id: {1000 + i}}}"
     return text.replace("required: true, id: 3}", "required: true, id: 3}" + stable + rotating)
 
@@ -68,9 +70,9 @@ def main() -> int:
             proc = subprocess.run(cmd, cwd=repo, capture_output=True, text=True, check=False)
             runs.append(time.perf_counter() - t0)
         doc = json.loads(proc.stdout)
-        plain = subprocess.run(cmd[:4] + ["--format", "json"], cwd=repo, capture_output=True, text=True, check=False)
+        plain = subprocess.run([*cmd[:4], "--format", "json"], cwd=repo, capture_output=True, text=True, check=False)
         t0 = time.perf_counter()
-        subprocess.run(cmd[:4] + ["--format", "json"], cwd=repo, capture_output=True, text=True, check=False)
+        subprocess.run([*cmd[:4], "--format", "json"], cwd=repo, capture_output=True, text=True, check=False)
         static = time.perf_counter() - t0
         print(f"historical versions:        {args.versions} (first-parent commits of one contract)")
         print(f"repository setup:           {setup:.1f} s (not measured below)")

@@ -88,7 +88,9 @@ def contract_from_document(doc: YamlDocument, path: Path) -> Contract:
     )
 
 
-def discover_contracts(paths: Sequence[str], root: Path, globs: Iterable[str] = ()) -> tuple[list[Path], list[StreamwardenError]]:
+def discover_contracts(
+    paths: Sequence[str], root: Path, globs: Iterable[str] = ()
+) -> tuple[list[Path], list[StreamwardenError]]:
     """Files to load: FILE args as given; DIR args searched for YAML whose kind is PipelineContract.
 
     With no paths, the config's globs (relative to ``root``). YAML that does not parse is returned as a

@@ -6,6 +6,7 @@ this module holds no list of fields.
 
 from __future__ import annotations
 
+import contextlib
 import datetime as _dt
 import re
 from typing import Any
@@ -54,7 +55,9 @@ def convert_units(walker: SchemaWalker, schema: Schema | None, value: Any, path:
             raise UnitError(path, str(exc)) from None
         return value
     if isinstance(value, dict):
-        return {k: convert_units(walker, walker.child(schema, k, value), v, join_key(path, k)) for k, v in value.items()}
+        return {
+            k: convert_units(walker, walker.child(schema, k, value), v, join_key(path, k)) for k, v in value.items()
+        }
     if isinstance(value, list):
         item = walker.item(schema, value)
         return [convert_units(walker, item, v, join_index(path, i)) for i, v in enumerate(value)]
@@ -90,10 +93,8 @@ def normalize_contract(data: dict[str, Any], schema: Schema) -> dict[str, Any]:
                 field["type"] = normalize_type(field["type"])
     for waiver in out.get("waivers") or []:
         if isinstance(waiver, dict) and isinstance(waiver.get("expires"), str):
-            try:
+            with contextlib.suppress(ValueError):  # the schema's pattern reports a bad date
                 waiver["expires_end_ms"] = end_of_day_ms(waiver["expires"])
-            except ValueError:
-                pass  # the schema's pattern reports it
     return out
 
 

@@ -144,9 +144,7 @@ def _convert(
                 hint = f"did you mean '{guess}'?"
             elif allowed:
                 hint = "allowed here: " + ", ".join(allowed)
-            out.append(
-                InputError(f"unknown key '{key}'", file=file, line=doc.line_of(child), path=child, hint=hint)
-            )
+            out.append(InputError(f"unknown key '{key}'", file=file, line=doc.line_of(child), path=child, hint=hint))
         return out
     if v == "required":
         missing = re.findall(r"'([^']+)' is a required property", err.message)
@@ -182,7 +180,8 @@ def _convert(
         desc = err.schema.get("description")
         return [
             InputError(
-                f"{inst!r} is not a valid value" + (f": {desc}" if desc else f" (expected pattern {err.validator_value})"),
+                f"{inst!r} is not a valid value"
+                + (f": {desc}" if desc else f" (expected pattern {err.validator_value})"),
                 file=file,
                 line=doc.line_of(path),
                 path=shown,

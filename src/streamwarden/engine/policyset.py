@@ -111,7 +111,7 @@ def parse_metadata(source: str, display: str) -> list[tuple[dict[str, Any], str,
             body.append(text[1:] if text.startswith(" ") else text)
             j += 1
         try:
-            meta = yaml.load("\n".join(body), Loader=_META_LOADER) or {}  # noqa: S506 - a safe loader
+            meta = yaml.load("\n".join(body), Loader=_META_LOADER) or {}
         except yaml.YAMLError as exc:
             raise PolicyError(f"METADATA block is not valid YAML: {exc}", file=display, line=start) from None
         if not isinstance(meta, dict):

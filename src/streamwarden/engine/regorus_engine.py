@@ -71,7 +71,7 @@ class RegorusEngine(Engine):
         if not results:
             return self._one_by_one(entrypoints)
         values = results[0]["expressions"][0]["value"]
-        return {ep: _as_list(v) for ep, v in zip(entrypoints, values)}
+        return {ep: _as_list(v) for ep, v in zip(entrypoints, values, strict=False)}
 
     def _one_by_one(self, entrypoints: list[tuple[str, str]]) -> RawResults:
         """A combined query is undefined when one entrypoint is: find which, and treat it as empty."""

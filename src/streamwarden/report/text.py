@@ -23,12 +23,19 @@ class TextReporter(Reporter):
             where = report.pipeline_files.get(pipeline, "")
             out.append(style(pipeline, bold=True) + (f"  ({where})" if where else ""))
             active = sorted(
-                (f for f in findings if not f.waived),
+                (f for f in findings if f.counts),
                 key=lambda f: (SEVERITY_ORDER.get(f.severity, 9), f.file or "", f.line or 0, f.rule),
             )
             waived = [f for f in findings if f.waived]
+            baselined = [f for f in findings if f.baselined and not f.waived]
             if not active:
-                out.append("  " + style("ok", fg="green") + ": no findings" + (f" ({len(waived)} waived)" if waived else ""))
+                quiet = [f"{len(waived)} waived"] if waived else []
+                quiet += [f"{len(baselined)} baselined"] if baselined else []
+                out.append(
+                    "  " + style("ok", fg="green") + ": no findings" + (f" ({', '.join(quiet)})" if quiet else "")
+                )
+            elif baselined:
+                out.append(f"  ({len(baselined)} baselined finding{'s' if len(baselined) != 1 else ''} not shown)")
             for f in active:
                 label = style(f"{f.severity:<7}", fg=_COLORS.get(f.severity))
                 loc = f"{f.file}:{f.line}" if f.line else (f.file or "")
@@ -55,6 +62,8 @@ class TextReporter(Reporter):
             f"{s['errors']} error{'s' if s['errors'] != 1 else ''}, "
             f"{s['warnings']} warning{'s' if s['warnings'] != 1 else ''}, {s['waived']} waived"
         )
+        if s.get("baselined"):
+            line += f", {s['baselined']} baselined"
         if report.errors:
             line += f"; {len(report.errors)} unusable input{'s' if len(report.errors) != 1 else ''}"
         out.append(style(line, bold=True))

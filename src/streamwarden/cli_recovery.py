@@ -1,0 +1,168 @@
+"""Recovery commands: ``savepoint inspect``, ``gate`` and ``evidence``. Registered on the main group
+by cli.py (``main.add_command(savepoint)``, ``main.add_command(gate)``, ``main.add_command(evidence)``).
+
+Exit codes: ``savepoint inspect`` 0, or 2 when the savepoint cannot be read; ``gate`` 0 allow,
+1 deny (missing facts deny: it fails closed), 2 unusable input (invalid contract, unknown pipeline
+or environment, bad flag); ``evidence`` 0 when the record was written, 2 unusable input.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import sys
+from pathlib import Path
+from typing import Any
+
+import click
+
+from streamwarden.cli import ENGINE_NAMES, _config, _write, config_option, handle_errors, parse_now
+from streamwarden.errors import UsageError
+
+_AGO = re.compile(r"^(\d+)(ms|s|m|h|d)$")
+
+
+def parse_time(value: str | None, flag: str, now_ms: int) -> int | None:
+    """An RFC 3339 time, or a duration before now (``6h``, ``90m``)."""
+    if not value:
+        return None
+    m = _AGO.match(value.strip())
+    if m:
+        from streamwarden.units import parse_duration
+
+        return now_ms - parse_duration(value.strip())
+    try:
+        return parse_now(value)
+    except UsageError:
+        raise UsageError(f"{flag} {value!r} is not an RFC 3339 time or a duration",
+                         hint=f"e.g. {flag} 2026-11-25T12:00:00Z or {flag} 6h") from None
+
+
+def _now(value: str | None) -> int:
+    from streamwarden.run import now_ms
+
+    parsed = parse_now(value)
+    return parsed if parsed is not None else now_ms()
+
+
+@click.group()
+def savepoint() -> None:
+    """Savepoints and retained checkpoints: what Flink wrote in their _metadata."""
+
+
+@savepoint.command("inspect")
+@click.argument("path")
+@click.option("--contract", "contract_file", metavar="FILE", help="Match operator ids to this contract's uids.")
+@click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text", show_default=True)
+@click.option("--output", "-o", metavar="FILE", help="Write to FILE instead of stdout.")
+@handle_errors
+def inspect(path: str, contract_file: str | None, fmt: str, output: str | None) -> None:
+    """Operators in a savepoint or retained checkpoint (PATH: its directory, its _metadata, or a URI)."""
+    from streamwarden.contracts import load_contract
+    from streamwarden.facts.savepoint import load_savepoint, savepoint_facts
+
+    contract = None
+    if contract_file:
+        p = Path(contract_file)
+        if not p.is_file():
+            raise UsageError("contract file does not exist", file=contract_file)
+        contract = load_contract(p, Path.cwd()).data
+    facts = savepoint_facts(load_savepoint(path), contract)
+    _write(json.dumps(facts, indent=2, ensure_ascii=False) + "\n" if fmt == "json" else render_inspect(facts), output)
+
+
+def render_inspect(f: dict[str, Any]) -> str:
+    lines = [
+        f"{f['location']}",
+        f"  {_what(f)}, _metadata v{f['version']}"
+        + (f", {f['format']}" if f.get("format") else "") + f", {f['metadata_bytes']} bytes",
+        f"  {len(f['operators'])} operators, {f['stateful_operators']} with state, {f['state_size']} bytes of state",
+        "",
+    ]
+    header = ("operator id", "uid / name", "contract uid", "par", "max par", "state", "bytes", "handles")
+    rows = []
+    for op in f["operators"]:
+        matched = (op.get("matched") or {}).get("uid") if f.get("matched") else None
+        contract_uid = matched or ("—" if not f.get("matched") else "(none)" if op["has_state"] else "")
+        label = op["uid"] or (f"[{op['name']}]" if op["name"] else "")
+        kinds = ",".join(f"{k}×{n}" if n > 1 else k for k, n in op["handle_kinds"].items())
+        if op["coordinator_state_bytes"] is not None:
+            kinds = ",".join(x for x in ("coordinator", kinds) if x)
+        state = "finished" if op["fully_finished"] else "yes" if op["has_state"] else "no"
+        rows.append((op["operator_id"], label, contract_uid, str(op["parallelism"]), str(op["max_parallelism"]),
+                     state, str(op["state_size"]), kinds))
+    widths = [max(len(r[i]) for r in [header, *rows]) for i in range(len(header))]
+    for r in [header, *rows]:
+        lines.append("  " + "  ".join(c.ljust(w) for c, w in zip(r, widths, strict=True)).rstrip())
+    unmatched = f.get("unmatched_stateful") or []
+    if f.get("matched") and unmatched:
+        lines += ["", f"  {len(unmatched)} operator{'s' if len(unmatched) != 1 else ''} with state match no contract uid:"]
+        for op in f["operators"]:
+            if op["operator_id"] in unmatched and op.get("closest"):
+                lines.append(f"    {op['operator_id']}: closest declared uid {op['closest']['uid']!r}")
+    return "\n".join(lines) + "\n"
+
+
+def _what(f: dict[str, Any]) -> str:
+    if f["kind"] == "checkpoint":
+        return f"retained checkpoint {f['checkpoint_id']}"
+    if f["kind"] == "savepoint":
+        return f"savepoint at checkpoint {f['checkpoint_id']}"
+    return f"checkpoint or savepoint at checkpoint {f['checkpoint_id']}"
+
+
+_common = [
+    click.argument("pipeline"),
+    click.option("--env", "env_name", required=True, metavar="NAME", help="Environment from streamwarden.yaml."),
+    click.option("--restore-from", metavar="PATH", help="Savepoint or retained checkpoint (directory, _metadata or URI)."),
+    click.option("--rollback-to", metavar="SNAPSHOT", help="Table rollback target the plan names: snapshot id or tag."),
+    click.option("--contracts", "paths", multiple=True, metavar="PATH", help="Where to look for the contract."),
+    config_option,
+    click.option("--output", "-o", metavar="FILE", help="Write to FILE instead of stdout."),
+    click.option("--policy", "policy_dirs", multiple=True, metavar="DIR", help="Add custom Rego policies (repeatable)."),
+    click.option("--engine", type=click.Choice(ENGINE_NAMES), default="regorus", show_default=True, help="Rego engine."),
+    click.option("--now", "now", metavar="TIME", help="Decide as of this RFC 3339 time (replays a decision)."),
+]
+
+
+def _with_common(fn: Any) -> Any:
+    for deco in reversed(_common):
+        fn = deco(fn)
+    return fn
+
+
+@click.command()
+@_with_common
+@click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text", show_default=True)
+@handle_errors
+def gate(pipeline: str, env_name: str, restore_from: str | None, rollback_to: str | None, paths: tuple[str, ...],
+         config_path: str | None, output: str | None, policy_dirs: tuple[str, ...], engine: str, now: str | None,
+         fmt: str) -> None:
+    """Pre-deploy decision: may PIPELINE be restored (from --restore-from) in --env? 0 allow, 1 deny."""
+    from streamwarden.gate import render_json, render_text, run_gate
+
+    config = _config(config_path)
+    result = run_gate(config, pipeline, env_name, restore_from, _now(now), rollback_to=rollback_to, paths=paths,
+                      policy_dirs=[Path(d) for d in policy_dirs], engine=engine)
+    _write(render_json(result) if fmt == "json" else render_text(result), output)
+    sys.exit(result.exit_code)
+
+
+@click.command()
+@_with_common
+@click.option("--since", "since", metavar="TIME", help="Incident start: RFC 3339 time or a duration ago (6h).")
+@click.option("--format", "fmt", type=click.Choice(["markdown", "json"]), default="markdown", show_default=True)
+@handle_errors
+def evidence(pipeline: str, env_name: str, restore_from: str | None, rollback_to: str | None, paths: tuple[str, ...],
+             config_path: str | None, output: str | None, policy_dirs: tuple[str, ...], engine: str, now: str | None,
+             since: str | None, fmt: str) -> None:
+    """The recovery evidence record of PIPELINE in --env (markdown or json)."""
+    from streamwarden.evidence import build_evidence, render_json, render_markdown
+
+    config = _config(config_path)
+    now_ms = _now(now)
+    record = build_evidence(config, pipeline, env_name, restore_from, now_ms, since_ms=parse_time(since, "--since", now_ms),
+                            rollback_to=rollback_to, paths=paths, policy_dirs=[Path(d) for d in policy_dirs],
+                            engine=engine)
+    _write(render_json(record) if fmt == "json" else render_markdown(record), output)
+    sys.exit(record.exit_code)
