@@ -173,6 +173,15 @@ def validate(paths: tuple[str, ...], config_path: str | None) -> None:
 @click.option(
     "--trusted-ref", metavar="REF", help="Read policies, waivers and fail_on from REF (default: the --base ref)."
 )
+@click.option("--env", "environment", metavar="NAME", help="Add live facts from this environment of streamwarden.yaml.")
+@click.option(
+    "--since-snapshot", type=int, metavar="ID", help="With --env: data rules scan only rows added after this snapshot."
+)
+@click.option(
+    "--state-file",
+    metavar="FILE",
+    help="With --env: remember the last checked snapshot per table in FILE, and scan only what is new next time.",
+)
 @click.option("--verbose", "-v", is_flag=True, help="Progress and timings on stderr, in CI too.")
 @handle_errors
 def check(
@@ -190,6 +199,9 @@ def check(
     now: str | None,
     base_ref: str | None,
     trusted_ref: str | None,
+    environment: str | None,
+    since_snapshot: int | None,
+    state_file: str | None,
     verbose: bool,
 ) -> None:
     """Check contracts (and the repository files they name) against the policies."""
@@ -211,7 +223,12 @@ def check(
         trusted_ref=trusted_ref,
         # the contract review in the markdown report needs every input document
         keep_inputs=bool(base_ref) and any(t.fmt in ("markdown", "github") for t in targets),
+        environment=environment,
+        since_snapshot=since_snapshot,
+        state_file=Path(state_file) if state_file else None,
     )
+    if (since_snapshot is not None or state_file) and not environment:
+        raise UsageError("--since-snapshot and --state-file need --env (they are about live data facts)")
     result = _run_check(config, options, opa_url=opa_url, verbose=verbose)
     if not result.pipelines and not result.errors:
         raise UsageError(
@@ -439,8 +456,11 @@ def diff(
 )
 @config_option
 @click.option("--now", "now", metavar="TIME", help="now_ms as of this RFC 3339 time.")
+@click.option("--env", "environment", metavar="NAME", help="Add live facts from this environment of streamwarden.yaml.")
 @handle_errors
-def facts(pipeline: str, paths: tuple[str, ...], config_path: str | None, now: str | None) -> None:
+def facts(
+    pipeline: str, paths: tuple[str, ...], config_path: str | None, now: str | None, environment: str | None
+) -> None:
     """Print the policy input document of one pipeline as JSON (for debugging and `opa eval`)."""
     from streamwarden.facts.static import gather_static_facts
     from streamwarden.run import build_input, load_for_run, now_ms
@@ -454,7 +474,13 @@ def facts(pipeline: str, paths: tuple[str, ...], config_path: str | None, now: s
             raise ContractErrors(errors)
         raise UsageError(f"unknown pipeline '{pipeline}' (known: {known})")
     c = match[0]
-    doc = build_input(c, gather_static_facts(c, config.root), parse_now(now) or now_ms(), None, "facts")
+    when = parse_now(now) or now_ms()
+    gathered = gather_static_facts(c, config.root)
+    if environment:
+        from streamwarden.facts.live import gather_live
+
+        gathered.update(gather_live([c.data], config.environment(environment), config.root, when)[0])
+    doc = build_input(c, gathered, when, environment, "facts")
     click.echo(json.dumps(doc, indent=2, ensure_ascii=False))
 
 

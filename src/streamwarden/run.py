@@ -35,6 +35,8 @@ class RunOptions:
     trusted_ref: str | None = None
     keep_inputs: bool = False  # keep every input document (diff, facts); large runs drop them
     engine_options: dict[str, Any] = field(default_factory=dict)  # e.g. {"url": ...} for the opa engine
+    since_snapshot: int | None = None  # data facts: scan only rows added after this snapshot
+    state_file: Path | None = None  # data facts: remember the last checked snapshot per table
 
 
 @dataclass(frozen=True)
@@ -99,6 +101,8 @@ def run_check(config: Config, options: RunOptions) -> RunResult:
     files, errors = discover_contracts(options.paths, config.root, config.contracts)
     now = options.now_ms if options.now_ms is not None else now_ms()
     ctx = _RunContext(config=config, options=options, now=now)
+    if options.environment:
+        ctx.env = config.environment(options.environment)
     trusted: TrustedPolicies | None = None
     if options.base_ref:
         repo = GitRepo.discover(config.root)
@@ -107,7 +111,8 @@ def run_check(config: Config, options: RunOptions) -> RunResult:
         ctx.policy_files = trusted.files
     ctx.policy_set()
     progress.set_total(len(files))
-    workers = _worker_count(len(files))
+    # live facts run in this process (a Spark session and REST clients do not survive a fork)
+    workers = 1 if ctx.env is not None else _worker_count(len(files))
     if workers > 1:
         # small chunks, so progress advances as results come back
         size = max(10, len(files) // (workers * 8))
@@ -163,6 +168,21 @@ class _RunContext:
     policy_files: list[PolicyFile] | None = None
 
     _policy_set: PolicySet | None = None
+    env: dict[str, Any] | None = None  # the --env environment, ${VAR}s expanded
+
+    def live_facts(self, contracts: list[Contract]) -> list[dict[str, Any]]:
+        if self.env is None:
+            return [{} for _ in contracts]
+        from streamwarden.facts.live import gather_live
+
+        return gather_live(
+            [c.data for c in contracts],
+            self.env,
+            self.config.root,
+            self.now,
+            since_snapshot=self.options.since_snapshot,
+            state_file=self.options.state_file,
+        )
 
     def policy_set(self) -> PolicySet:
         """Loaded once per run (before workers fork, so they inherit it)."""
@@ -253,18 +273,20 @@ def _check_files(
     out: list[_Checked] = []
     errors: list[StreamwardenError] = []
     keep_inputs = ctx.options.keep_inputs or len(files) < PARALLEL_THRESHOLD
+    contracts: list[tuple[Path, Contract]] = []
     for f in files:
         if report_progress:
             progress.advance()
         try:
-            contract = load_contract(f, ctx.config.root)
+            contracts.append((f, load_contract(f, ctx.config.root)))
         except ContractErrors as exc:
             errors.extend(exc.errors)
-            continue
         except StreamwardenError as exc:
             errors.append(exc)
-            continue
+    live = ctx.live_facts([c for _, c in contracts])
+    for (f, contract), extra in zip(contracts, live, strict=True):
         facts = gather_static_facts(contract, ctx.config.root)
+        facts.update(extra)
         base_doc = ctx.base.document(contract.name, contract.path) if ctx.base is not None else None
         doc = build_input(contract, facts, ctx.now, ctx.options.environment, ctx.options.mode, base_doc)
         found = evaluate_contract(engine, policy_set, contract, doc)

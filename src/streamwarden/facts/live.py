@@ -1,0 +1,51 @@
+"""Live facts for ``--env NAME``: Flink REST, the Iceberg catalog and Spark data scans.
+
+Each source is gathered only when the environment configures it (Flink) or the contract declares
+what it proves (a ``table`` section for Iceberg, quality / retention.data for Spark). Hosts come
+from ``streamwarden.yaml`` only, never from a contract. Heavy libraries are imported here, lazily.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from streamwarden.facts.static import not_configured
+
+
+def gather_live(
+    contracts: Sequence[dict[str, Any]],
+    env: dict[str, Any],
+    root: Path,
+    now_ms: int,
+    *,
+    since_snapshot: int | None = None,
+    state_file: Path | None = None,
+) -> list[dict[str, Any]]:
+    """For each normalized contract, its live fact sections (``flink``, ``iceberg``, ``data``)."""
+    out: list[dict[str, Any]] = [{} for _ in contracts]
+    if env.get("flink"):
+        from streamwarden.facts.flink import gather_flink, job_name
+
+        by_job = gather_flink(list(contracts), env["flink"], root)
+        for facts, contract in zip(out, contracts, strict=True):
+            facts["flink"] = by_job.get(job_name(contract), not_configured())
+    for facts, contract in zip(out, contracts, strict=True):
+        if isinstance(contract.get("table"), dict):
+            from streamwarden.facts.iceberg import gather_iceberg
+
+            facts["iceberg"] = gather_iceberg(contract, env.get("iceberg"), root, now_ms)
+    from streamwarden.facts.spark_data import data_promises
+
+    if any(data_promises(c) for c in contracts):
+        from streamwarden.facts.spark_data import gather_data, stop_spark
+
+        try:
+            for facts, contract in zip(out, contracts, strict=True):
+                facts["data"] = gather_data(
+                    contract, env, root, now_ms, since_snapshot=since_snapshot, state_file=state_file
+                )
+        finally:
+            stop_spark()
+    return out
