@@ -127,20 +127,36 @@ def _run_opa(policy_set: PolicySet, coverage: bool) -> PolicyTestRun:
     results = []
     runtime = {f.display for f in policy_set.runtime_files}
     cov: dict[str, FileCoverage] = {}
-    for f, name, line, body in _tests(policy_set.files):
-        try:
-            rs = eng.eval_query(f"data.{f.package}.{name}", coverage=coverage)
-            ok, err = rs == [{}], None
-        except OpaError as exc:
-            ok, err = False, exc.message
-        results.append(PolicyTestResult(f.package, name, f.display, line, ok, err, body))
-        if coverage and eng.last_coverage:
-            for path, entry in (eng.last_coverage.get("files") or {}).items():
-                if path not in runtime:
-                    continue
+
+    def collect() -> None:
+        if not (coverage and eng.last_coverage):
+            return
+        for path, entry in (eng.last_coverage.get("files") or {}).items():
+            if path in runtime:
                 fc = cov.setdefault(path, FileCoverage(path))
                 fc.covered.update(_rows(entry.get("covered")))
                 fc.not_covered.update(_rows(entry.get("not_covered")))
+
+    # OPA prepares (compiles) every distinct query: one query per package, not per test, keeps a
+    # run of hundreds of tests to seconds. A package whose document errors is retried test by test.
+    by_package: dict[str, list[tuple[PolicyFile, str, int, str]]] = {}
+    for t in _tests(policy_set.files):
+        by_package.setdefault(t[0].package, []).append(t)
+    for package, tests in by_package.items():
+        try:
+            rs = eng.eval_query(f"x := data.{package}", coverage=coverage)
+            doc = rs[0]["x"] if rs and isinstance(rs[0].get("x"), dict) else {}
+            collect()
+            for f, name, line, body in tests:
+                results.append(PolicyTestResult(f.package, name, f.display, line, doc.get(name) is True, None, body))
+        except OpaError:
+            for f, name, line, body in tests:
+                try:
+                    ok, err = eng.eval_query(f"data.{f.package}.{name}", coverage=coverage) == [{}], None
+                    collect()
+                except OpaError as exc:
+                    ok, err = False, exc.message
+                results.append(PolicyTestResult(f.package, name, f.display, line, ok, err, body))
     for fc in cov.values():
         fc.not_covered -= fc.covered
     return PolicyTestRun("opa-embedded", results, cov)
