@@ -1,0 +1,300 @@
+package streamwarden.lib
+
+import rego.v1
+
+# The example contract (shared/spec/contract-example.yaml) normalized: durations in ms, sizes in
+# bytes, enums lower-case, waivers[].expires_end_ms added. Other packages' tests use it as the
+# passing case: it breaks no contract-only rule except SW-RET-002 (which it waives).
+example_contract := {
+	"apiVersion": "streamwarden/v1",
+	"kind": "PipelineContract",
+	"metadata": {
+		"name": "orders-enrichment",
+		"owner": "payments-data",
+		"description": "Enriches order events and writes the curated orders table.",
+		"consumers": [
+			{
+				"name": "finance-dashboard",
+				"freshness": 1800000,
+				"contact": "#finance-data"
+			},
+			{
+				"name": "fraud-features",
+				"freshness": 600000,
+				"contact": "fraud-ml@example.com"
+			}
+		]
+	},
+	"job": {
+		"name": "orders-enrichment",
+		"deployment": [
+			"deploy/orders-enrichment/flinkdeployment.yaml",
+			"deploy/orders-enrichment/job.sql"
+		],
+		"parallelism": 4,
+		"max_parallelism": 128,
+		"restart_strategy": "exponential-delay",
+		"sources": [
+			{
+				"name": "orders-topic",
+				"kind": "kafka",
+				"uid": "orders-source",
+				"rewindable": true
+			}
+		],
+		"sinks": [
+			{
+				"name": "orders-table",
+				"kind": "iceberg",
+				"table": "sales.orders",
+				"uid": "orders-iceberg-sink",
+				"delivery": "exactly_once"
+			}
+		]
+	},
+	"state": {
+		"backend": "rocksdb",
+		"incremental": true,
+		"max_size": 53687091200,
+		"auto_generated_uids": "forbidden",
+		"allow_non_restored_state": false,
+		"dropped": [],
+		"operators": [
+			{
+				"uid": "orders-dedup",
+				"kind": "keyed",
+				"key": [
+					"order_id"
+				],
+				"ttl": 86400000,
+				"serializer": "avro",
+				"schema_version": 3,
+				"carries_table_schema": false
+			},
+			{
+				"uid": "orders-enrich-join",
+				"restores_from": "orders-join",
+				"kind": "keyed",
+				"key": [
+					"customer_id"
+				],
+				"ttl": 7200000,
+				"serializer": "pojo",
+				"schema_version": 1,
+				"carries_table_schema": true
+			}
+		]
+	},
+	"checkpoint": {
+		"mode": "exactly_once",
+		"interval": 60000,
+		"timeout": 600000,
+		"min_pause": 30000,
+		"max_concurrent": 1,
+		"storage": "s3://lake-checkpoints/orders-enrichment",
+		"externalized": "retain_on_cancellation",
+		"num_retained": 3,
+		"unaligned": false,
+		"tolerable_failures": 3,
+		"health": {
+			"max_age": 300000,
+			"max_duration": 60000,
+			"max_failed": 3
+		}
+	},
+	"table": {
+		"catalog": "lake",
+		"identifier": "sales.orders",
+		"format_version": 2,
+		"schema": [
+			{
+				"name": "order_id",
+				"type": "long",
+				"required": true,
+				"id": 1
+			},
+			{
+				"name": "customer_id",
+				"type": "long",
+				"required": true,
+				"id": 2
+			},
+			{
+				"name": "amount",
+				"type": "decimal(12,2)",
+				"id": 3
+			},
+			{
+				"name": "currency",
+				"type": "string",
+				"id": 4,
+				"default": "EUR"
+			},
+			{
+				"name": "event_time",
+				"type": "timestamptz",
+				"required": true,
+				"id": 5
+			}
+		],
+		"identifier_fields": [
+			"order_id"
+		],
+		"partition_spec": [
+			{
+				"source": "event_time",
+				"transform": "day"
+			}
+		],
+		"properties": {
+			"write.upsert.enabled": "true"
+		},
+		"commit": {
+			"max_interval": 300000,
+			"lineage": "required"
+		}
+	},
+	"retention": {
+		"rollback_window": 259200000,
+		"snapshots": {
+			"max_age": 604800000,
+			"min_keep": 20
+		},
+		"checkpoints": {
+			"num_retained": 3
+		},
+		"savepoints": {
+			"max_age": 2592000000,
+			"min_keep": 5
+		},
+		"data": {
+			"column": "event_time",
+			"max_age": 34560000000
+		}
+	},
+	"schema_evolution": {
+		"compatibility": "full",
+		"allow_renames": false,
+		"coordinate_with_state": true
+	},
+	"quality": {
+		"freshness": {
+			"column": "event_time",
+			"max_lag": 900000
+		},
+		"unique": [
+			"order_id"
+		],
+		"not_null": [
+			"order_id",
+			"customer_id",
+			"event_time"
+		]
+	},
+	"backfills": [],
+	"waivers": [
+		{
+			"rule": "SW-RET-002",
+			"reason": "savepoint bucket migration; snapshots are kept by a tag until it ends",
+			"expires": "2027-12-31",
+			"approved_by": "data-platform",
+			"expires_end_ms": 1830297600000
+		}
+	]
+}
+
+# A full input document around example_contract; no fact source configured.
+example_input := {
+	"contract": example_contract,
+	"base": null,
+	"facts": {
+		"deployment": {"available": false, "configured": false},
+		"flink": {"available": false, "configured": false},
+		"iceberg": {"available": false, "configured": false},
+		"data": {"available": false, "configured": false},
+		"savepoint": {"available": false, "configured": false},
+	},
+	"now_ms": 1764000000000,
+	"environment": null,
+}
+
+# rule_paths(findings, id): the paths of the findings with that rule id.
+rule_paths(findings, id) := {f.path | some f in findings; f.rule == id}
+
+# no_rule(findings, id): no finding has that rule id.
+no_rule(findings, id) if count(rule_paths(findings, id)) == 0
+
+test_fmt_ms_units if {
+	fmt_ms(0) == "0s"
+	fmt_ms(500) == "500ms"
+	fmt_ms(1500) == "1500ms"
+	fmt_ms(1000) == "1s"
+	fmt_ms(90000) == "90s"
+	fmt_ms(60000) == "1m"
+	fmt_ms(600000) == "10m"
+	fmt_ms(5400000) == "90m"
+	fmt_ms(7200000) == "2h"
+	fmt_ms(86400000) == "1d"
+	fmt_ms(604800000) == "7d"
+	fmt_ms(-60000) == "-1m"
+	fmt_ms(-1) == "-1ms"
+}
+
+test_fmt_ms_not_a_whole_number if {
+	fmt_ms(1.5) == "1.5"
+	fmt_ms("60s") == "60s"
+}
+
+test_fmt_bytes_units if {
+	fmt_bytes(0) == "0B"
+	fmt_bytes(512) == "512B"
+	fmt_bytes(1536) == "1536B"
+	fmt_bytes(1024) == "1KiB"
+	fmt_bytes(536870912) == "512MiB"
+	fmt_bytes(1073741824) == "1GiB"
+	fmt_bytes(1073741825) == "1073741825B"
+	fmt_bytes(53687091200) == "50GiB"
+	fmt_bytes(2199023255552) == "2TiB"
+}
+
+test_fmt_bytes_not_a_whole_number if {
+	fmt_bytes(0.5) == "0.5"
+	fmt_bytes(null) == "null"
+}
+
+test_is_int if {
+	is_int(3)
+	is_int(2.0)
+	not is_int(2.5)
+	not is_int("3")
+}
+
+test_blank if {
+	blank(null)
+	blank("")
+	blank("   ")
+	blank(3)
+	not blank("payments-data")
+	not blank(" x ")
+}
+
+test_positive if {
+	positive(1)
+	not positive(0)
+	not positive(-1)
+	not positive("5")
+	not positive(null)
+}
+
+test_quote if {
+	quote("orders") == `"orders"`
+	quote(null) == "null"
+	quote(3) == "3"
+}
+
+test_rule_paths_helpers if {
+	findings := {{"rule": "SW-X-001", "path": "a.b"}, {"rule": "SW-X-001", "path": "c"}, {"rule": "SW-Y-001", "path": "d"}}
+	rule_paths(findings, "SW-X-001") == {"a.b", "c"}
+	no_rule(findings, "SW-Z-001")
+	not no_rule(findings, "SW-Y-001")
+}

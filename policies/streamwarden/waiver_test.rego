@@ -1,0 +1,151 @@
+package streamwarden.waiver
+
+import rego.v1
+
+import data.streamwarden.lib
+
+_t_catalog := ["SW-CKPT-001", "SW-RET-002", "SW-WAIVER-001"]
+
+# 2027-12-31 is valid through that day: expires_end_ms is 2028-01-01T00:00:00Z.
+_t_end_ms := 1830297600000
+
+_t_waiver := {
+	"rule": "SW-RET-002",
+	"reason": "savepoint bucket migration",
+	"expires": "2027-12-31",
+	"expires_end_ms": _t_end_ms,
+	"approved_by": "data-platform",
+}
+
+_t_input(waivers, now_ms) := {"contract": {"waivers": waivers}, "now_ms": now_ms}
+
+# ---------------------------------------------------------------- valid waivers
+
+test_example_contract_waiver_is_valid if {
+	inp := lib.example_input
+	findings := deny with input as inp with data.catalog.rule_ids as _t_catalog
+	count(findings) == 0
+}
+
+test_valid_waiver_on_its_last_millisecond if {
+	inp := _t_input([_t_waiver], _t_end_ms - 1)
+	findings := deny with input as inp with data.catalog.rule_ids as _t_catalog
+	count(findings) == 0
+}
+
+test_approved_by_is_optional if {
+	inp := _t_input([object.remove(_t_waiver, ["approved_by"])], 0)
+	findings := deny with input as inp with data.catalog.rule_ids as _t_catalog
+	count(findings) == 0
+}
+
+test_no_waivers_no_findings if {
+	findings := deny with input as {"contract": {}, "now_ms": 0} with data.catalog.rule_ids as _t_catalog
+	count(findings) == 0
+}
+
+# ---------------------------------------------------------------- SW-WAIVER-001: expired
+
+test_waiver001_expired_at_end_of_day if {
+	inp := _t_input([_t_waiver], _t_end_ms)
+	findings := deny with input as inp with data.catalog.rule_ids as _t_catalog
+	some f in findings
+	f.rule == "SW-WAIVER-001"
+	f.path == "waivers[0].expires"
+	f.evidence == {
+		"waiver_index": 0, "rule": "SW-RET-002", "problem": "expired", "expires": "2027-12-31",
+		"expires_end_ms": _t_end_ms, "now_ms": _t_end_ms,
+	}
+	contains(f.message, "waiver 0 for SW-RET-002 expired on 2027-12-31")
+	count(findings) == 1
+}
+
+test_waiver001_expired_long_ago if {
+	inp := _t_input([_t_waiver, _t_waiver], _t_end_ms + 86400000)
+	findings := deny with input as inp with data.catalog.rule_ids as _t_catalog
+	lib.rule_paths(findings, "SW-WAIVER-001") == {"waivers[0].expires", "waivers[1].expires"}
+	{f.evidence.waiver_index | some f in findings} == {0, 1}
+}
+
+test_waiver001_expiry_needs_now_ms if {
+	findings := deny with input as {"contract": {"waivers": [_t_waiver]}} with data.catalog.rule_ids as _t_catalog
+	count(findings) == 0
+}
+
+# ---------------------------------------------------------------- SW-WAIVER-001: no reason
+
+test_waiver001_no_reason if {
+	inp := _t_input([object.remove(_t_waiver, ["reason"])], 0)
+	findings := deny with input as inp with data.catalog.rule_ids as _t_catalog
+	some f in findings
+	f.rule == "SW-WAIVER-001"
+	f.path == "waivers[0].reason"
+	f.evidence == {"waiver_index": 0, "rule": "SW-RET-002", "problem": "no_reason"}
+	count(findings) == 1
+}
+
+test_waiver001_blank_reason if {
+	inp := _t_input([_t_waiver, object.union(_t_waiver, {"reason": "   "})], 0)
+	findings := deny with input as inp with data.catalog.rule_ids as _t_catalog
+	lib.rule_paths(findings, "SW-WAIVER-001") == {"waivers[1].reason"}
+	some f in findings
+	f.evidence.waiver_index == 1
+}
+
+# ---------------------------------------------------------------- SW-WAIVER-001: no expires
+
+test_waiver001_no_expires if {
+	inp := _t_input([object.remove(_t_waiver, ["expires", "expires_end_ms"])], 0)
+	findings := deny with input as inp with data.catalog.rule_ids as _t_catalog
+	some f in findings
+	f.rule == "SW-WAIVER-001"
+	f.path == "waivers[0].expires"
+	f.evidence == {"waiver_index": 0, "rule": "SW-RET-002", "problem": "no_expires"}
+	contains(f.message, "has no expires date")
+	count(findings) == 1
+}
+
+# ---------------------------------------------------------------- SW-WAIVER-001: unknown rule
+
+test_waiver001_unknown_rule if {
+	inp := _t_input([object.union(_t_waiver, {"rule": "SW-CKPT-999"})], 0)
+	findings := deny with input as inp with data.catalog.rule_ids as _t_catalog
+	some f in findings
+	f.rule == "SW-WAIVER-001"
+	f.path == "waivers[0].rule"
+	f.evidence == {"waiver_index": 0, "rule": "SW-CKPT-999", "problem": "unknown_rule"}
+	contains(f.message, `names rule "SW-CKPT-999", which no loaded policy defines`)
+}
+
+test_waiver001_rule_ids_are_case_sensitive if {
+	inp := _t_input([object.union(_t_waiver, {"rule": "sw-ret-002"})], 0)
+	findings := deny with input as inp with data.catalog.rule_ids as _t_catalog
+	lib.rule_paths(findings, "SW-WAIVER-001") == {"waivers[0].rule"}
+}
+
+test_waiver001_missing_rule if {
+	inp := _t_input([object.remove(_t_waiver, ["rule"])], 0)
+	findings := deny with input as inp with data.catalog.rule_ids as _t_catalog
+	some f in findings
+	f.path == "waivers[0].rule"
+	f.evidence.rule == null
+}
+
+test_waiver001_unknown_rule_needs_the_catalog if {
+	inp := _t_input([object.union(_t_waiver, {"rule": "SW-CKPT-999"})], 0)
+	findings := deny with input as inp with data.catalog as {}
+	lib.no_rule(findings, "SW-WAIVER-001")
+}
+
+test_waiver001_every_problem_is_its_own_finding if {
+	inp := _t_input([{"rule": "SW-NOPE-001", "reason": ""}, {"expires": "2020-01-01", "expires_end_ms": 1577923200000}], _t_end_ms)
+	findings := deny with input as inp with data.catalog.rule_ids as _t_catalog
+	lib.rule_paths(findings, "SW-WAIVER-001") == {
+		"waivers[0].rule", "waivers[0].reason", "waivers[0].expires",
+		"waivers[1].rule", "waivers[1].reason", "waivers[1].expires",
+	}
+	count(findings) == 6
+	some f in findings
+	f.path == "waivers[1].reason"
+	contains(f.message, "waiver 1 without a rule has no reason")
+}
