@@ -1,5 +1,7 @@
 """Recovery commands: ``savepoint inspect``, ``gate`` and ``evidence``. Registered on the main group
 by cli.py (``main.add_command(savepoint)``, ``main.add_command(gate)``, ``main.add_command(evidence)``).
+This module reuses cli.py's helpers (handle_errors, parse_now, ...) but imports cli.py only when a
+command runs, so cli.py can import it at the top without an import cycle.
 
 Exit codes: ``savepoint inspect`` 0, or 2 when the savepoint cannot be read; ``gate`` 0 allow,
 1 deny (missing facts deny: it fails closed), 2 unusable input (invalid contract, unknown pipeline
@@ -8,16 +10,57 @@ or environment, bad flag); ``evidence`` 0 when the record was written, 2 unusabl
 
 from __future__ import annotations
 
+import functools
 import json
 import re
 import sys
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any, TypeVar
 
 import click
 
-from streamwarden.cli import ENGINE_NAMES, _config, _write, config_option, handle_errors, parse_now
 from streamwarden.errors import UsageError
+
+if TYPE_CHECKING:
+    from streamwarden.config import Config
+
+F = TypeVar("F", bound=Callable[..., Any])
+ENGINE_NAMES = ("regorus", "opa")  # as streamwarden.cli.ENGINE_NAMES
+config_option = click.option(
+    "--config", "config_path", metavar="FILE", help="streamwarden.yaml (default: ./streamwarden.yaml)."
+)
+
+
+def handle_errors(fn: F) -> F:
+    """streamwarden.cli.handle_errors, looked up when the command runs: exit 2 with a message, never a traceback."""
+
+    @functools.wraps(fn)
+    def wrapper(*args: Any, **kwargs: Any) -> Any:
+        from streamwarden import cli
+
+        return cli.handle_errors(fn)(*args, **kwargs)
+
+    return wrapper  # type: ignore[return-value]
+
+
+def parse_now(value: str | None) -> int | None:
+    from streamwarden import cli
+
+    return cli.parse_now(value)
+
+
+def _config(config_path: str | None) -> Config:
+    from streamwarden import cli
+
+    return cli._config(config_path)
+
+
+def _write(text: str, output: str | None) -> None:
+    from streamwarden import cli
+
+    cli._write(text, output)
+
 
 _AGO = re.compile(r"^(\d+)(ms|s|m|h|d)$")
 
@@ -34,8 +77,10 @@ def parse_time(value: str | None, flag: str, now_ms: int) -> int | None:
     try:
         return parse_now(value)
     except UsageError:
-        raise UsageError(f"{flag} {value!r} is not an RFC 3339 time or a duration",
-                         hint=f"e.g. {flag} 2026-11-25T12:00:00Z or {flag} 6h") from None
+        raise UsageError(
+            f"{flag} {value!r} is not an RFC 3339 time or a duration",
+            hint=f"e.g. {flag} 2026-11-25T12:00:00Z or {flag} 6h",
+        ) from None
 
 
 def _now(value: str | None) -> int:
@@ -75,7 +120,8 @@ def render_inspect(f: dict[str, Any]) -> str:
     lines = [
         f"{f['location']}",
         f"  {_what(f)}, _metadata v{f['version']}"
-        + (f", {f['format']}" if f.get("format") else "") + f", {f['metadata_bytes']} bytes",
+        + (f", {f['format']}" if f.get("format") else "")
+        + f", {f['metadata_bytes']} bytes",
         f"  {len(f['operators'])} operators, {f['stateful_operators']} with state, {f['state_size']} bytes of state",
         "",
     ]
@@ -89,14 +135,28 @@ def render_inspect(f: dict[str, Any]) -> str:
         if op["coordinator_state_bytes"] is not None:
             kinds = ",".join(x for x in ("coordinator", kinds) if x)
         state = "finished" if op["fully_finished"] else "yes" if op["has_state"] else "no"
-        rows.append((op["operator_id"], label, contract_uid, str(op["parallelism"]), str(op["max_parallelism"]),
-                     state, str(op["state_size"]), kinds))
+        rows.append(
+            (
+                op["operator_id"],
+                label,
+                contract_uid,
+                str(op["parallelism"]),
+                str(op["max_parallelism"]),
+                state,
+                str(op["state_size"]),
+                kinds,
+            )
+        )
     widths = [max(len(r[i]) for r in [header, *rows]) for i in range(len(header))]
     for r in [header, *rows]:
         lines.append("  " + "  ".join(c.ljust(w) for c, w in zip(r, widths, strict=True)).rstrip())
     unmatched = f.get("unmatched_stateful") or []
     if f.get("matched") and unmatched:
-        lines += ["", f"  {len(unmatched)} operator{'s' if len(unmatched) != 1 else ''} with state match no contract uid:"]
+        lines += [
+            "",
+            f"  {len(unmatched)} operator{'s' if len(unmatched) != 1 else ''} with state "
+            f"match{'' if len(unmatched) != 1 else 'es'} no contract uid:",
+        ]
         for op in f["operators"]:
             if op["operator_id"] in unmatched and op.get("closest"):
                 lines.append(f"    {op['operator_id']}: closest declared uid {op['closest']['uid']!r}")
@@ -114,15 +174,31 @@ def _what(f: dict[str, Any]) -> str:
 _common = [
     click.argument("pipeline"),
     click.option("--env", "env_name", required=True, metavar="NAME", help="Environment from streamwarden.yaml."),
-    click.option("--restore-from", metavar="PATH", help="Savepoint or retained checkpoint (directory, _metadata or URI)."),
+    click.option(
+        "--restore-from", metavar="PATH", help="Savepoint or retained checkpoint (directory, _metadata or URI)."
+    ),
     click.option("--rollback-to", metavar="SNAPSHOT", help="Table rollback target the plan names: snapshot id or tag."),
     click.option("--contracts", "paths", multiple=True, metavar="PATH", help="Where to look for the contract."),
     config_option,
     click.option("--output", "-o", metavar="FILE", help="Write to FILE instead of stdout."),
-    click.option("--policy", "policy_dirs", multiple=True, metavar="DIR", help="Add custom Rego policies (repeatable)."),
-    click.option("--engine", type=click.Choice(ENGINE_NAMES), default="regorus", show_default=True, help="Rego engine."),
+    click.option(
+        "--policy", "policy_dirs", multiple=True, metavar="DIR", help="Add custom Rego policies (repeatable)."
+    ),
+    click.option(
+        "--engine", type=click.Choice(ENGINE_NAMES), default="regorus", show_default=True, help="Rego engine."
+    ),
+    click.option(
+        "--opa-url",
+        metavar="URL",
+        envvar="STREAMWARDEN_OPA_URL",
+        help="With --engine opa: the OPA server (or STREAMWARDEN_OPA_URL).",
+    ),
     click.option("--now", "now", metavar="TIME", help="Decide as of this RFC 3339 time (replays a decision)."),
 ]
+
+
+def _engine_options(engine: str, opa_url: str | None) -> dict[str, Any]:
+    return {"url": opa_url} if engine == "opa" and opa_url else {}
 
 
 def _with_common(fn: Any) -> Any:
@@ -135,15 +211,36 @@ def _with_common(fn: Any) -> Any:
 @_with_common
 @click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text", show_default=True)
 @handle_errors
-def gate(pipeline: str, env_name: str, restore_from: str | None, rollback_to: str | None, paths: tuple[str, ...],
-         config_path: str | None, output: str | None, policy_dirs: tuple[str, ...], engine: str, now: str | None,
-         fmt: str) -> None:
+def gate(
+    pipeline: str,
+    env_name: str,
+    restore_from: str | None,
+    rollback_to: str | None,
+    paths: tuple[str, ...],
+    config_path: str | None,
+    output: str | None,
+    policy_dirs: tuple[str, ...],
+    engine: str,
+    opa_url: str | None,
+    now: str | None,
+    fmt: str,
+) -> None:
     """Pre-deploy decision: may PIPELINE be restored (from --restore-from) in --env? 0 allow, 1 deny."""
     from streamwarden.gate import render_json, render_text, run_gate
 
     config = _config(config_path)
-    result = run_gate(config, pipeline, env_name, restore_from, _now(now), rollback_to=rollback_to, paths=paths,
-                      policy_dirs=[Path(d) for d in policy_dirs], engine=engine)
+    result = run_gate(
+        config,
+        pipeline,
+        env_name,
+        restore_from,
+        _now(now),
+        rollback_to=rollback_to,
+        paths=paths,
+        policy_dirs=[Path(d) for d in policy_dirs],
+        engine=engine,
+        engine_options=_engine_options(engine, opa_url),
+    )
     _write(render_json(result) if fmt == "json" else render_text(result), output)
     sys.exit(result.exit_code)
 
@@ -153,16 +250,38 @@ def gate(pipeline: str, env_name: str, restore_from: str | None, rollback_to: st
 @click.option("--since", "since", metavar="TIME", help="Incident start: RFC 3339 time or a duration ago (6h).")
 @click.option("--format", "fmt", type=click.Choice(["markdown", "json"]), default="markdown", show_default=True)
 @handle_errors
-def evidence(pipeline: str, env_name: str, restore_from: str | None, rollback_to: str | None, paths: tuple[str, ...],
-             config_path: str | None, output: str | None, policy_dirs: tuple[str, ...], engine: str, now: str | None,
-             since: str | None, fmt: str) -> None:
+def evidence(
+    pipeline: str,
+    env_name: str,
+    restore_from: str | None,
+    rollback_to: str | None,
+    paths: tuple[str, ...],
+    config_path: str | None,
+    output: str | None,
+    policy_dirs: tuple[str, ...],
+    engine: str,
+    opa_url: str | None,
+    now: str | None,
+    since: str | None,
+    fmt: str,
+) -> None:
     """The recovery evidence record of PIPELINE in --env (markdown or json)."""
     from streamwarden.evidence import build_evidence, render_json, render_markdown
 
     config = _config(config_path)
     now_ms = _now(now)
-    record = build_evidence(config, pipeline, env_name, restore_from, now_ms, since_ms=parse_time(since, "--since", now_ms),
-                            rollback_to=rollback_to, paths=paths, policy_dirs=[Path(d) for d in policy_dirs],
-                            engine=engine)
+    record = build_evidence(
+        config,
+        pipeline,
+        env_name,
+        restore_from,
+        now_ms,
+        since_ms=parse_time(since, "--since", now_ms),
+        rollback_to=rollback_to,
+        paths=paths,
+        policy_dirs=[Path(d) for d in policy_dirs],
+        engine=engine,
+        engine_options=_engine_options(engine, opa_url),
+    )
     _write(render_json(record) if fmt == "json" else render_markdown(record), output)
     sys.exit(record.exit_code)

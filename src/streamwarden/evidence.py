@@ -2,8 +2,9 @@
 snapshot matches it, what the restart replays, whether that duplicates rows, how to roll the table
 back, who to tell, and which code version is restored. Markdown for people, JSON for tooling.
 
-Built from the same facts as the gate (facts/recovery.py, ``input.mode == "evidence"``), so the
-record and the gate's decision never disagree; the policies' findings are part of the record.
+Built from the same facts as the gate (facts/recovery.py) and evaluated by the same policies with
+``input.mode == "evidence"``: the findings are part of the record; the only difference from the
+gate's decision is that a gap in the facts (SW-FACT-001) is a warning here, as outside the gate.
 """
 
 from __future__ import annotations
@@ -48,11 +49,15 @@ def build_evidence(
     paths: Sequence[str] = (),
     policy_dirs: Sequence[Path] = (),
     engine: str = "regorus",
+    engine_options: dict[str, Any] | None = None,
 ) -> EvidenceRecord:
     contract = find_contract(config, pipeline, paths)
-    rec = gather_recovery(contract, config, env_name, now_ms, restore_from=restore_from, rollback_to=rollback_to,
-                          since_ms=since_ms)
-    findings, _ = evaluate(contract, rec.facts, now_ms, env_name, "evidence", policy_dirs, engine, config)
+    rec = gather_recovery(
+        contract, config, env_name, now_ms, restore_from=restore_from, rollback_to=rollback_to, since_ms=since_ms
+    )
+    findings, _ = evaluate(
+        contract, rec.facts, now_ms, env_name, "evidence", policy_dirs, engine, config, engine_options
+    )
     facts = rec.facts
     reasons = [f for f in findings if f.counts and f.severity == "error"]
     data: dict[str, Any] = {
@@ -61,8 +66,11 @@ def build_evidence(
         "environment": env_name,
         "generated_ms": now_ms,
         "since_ms": since_ms,
-        "verdict": {"decision": "deny" if reasons else "allow", "reasons": [_brief(f) for f in reasons],
-                    "warnings": [_brief(f) for f in findings if f.counts and f.severity != "error"]},
+        "verdict": {
+            "decision": "deny" if reasons else "allow",
+            "reasons": [_brief(f) for f in reasons],
+            "warnings": [_brief(f) for f in findings if f.counts and f.severity != "error"],
+        },
         "candidate": _candidate(facts.get("savepoint") or {}),
         "table": _table(rec, facts),
         "since": _since(rec, facts, since_ms),
@@ -81,14 +89,43 @@ def _candidate(sp: dict[str, Any]) -> dict[str, Any] | None:
     if not sp.get("configured"):
         return None
     if not sp.get("available"):
-        return {"available": False, "location": sp.get("location"), "source": sp.get("source"), "error": sp.get("error")}
+        return {
+            "available": False,
+            "location": sp.get("location"),
+            "source": sp.get("source"),
+            "error": sp.get("error"),
+        }
     ops = [
-        {k: op.get(k) for k in ("operator_id", "name", "uid", "parallelism", "max_parallelism", "has_state",
-                                "state_size", "matched")}
+        {
+            k: op.get(k)
+            for k in (
+                "operator_id",
+                "name",
+                "uid",
+                "parallelism",
+                "max_parallelism",
+                "has_state",
+                "state_size",
+                "matched",
+            )
+        }
         for op in sp.get("operators") or []
     ]
-    keys = ("source", "location", "kind", "format", "version", "checkpoint_id", "completed_ms", "completed_ms_source",
-            "job_id", "job_id_prefix", "stateful_operators", "state_size", "unmatched_stateful")
+    keys = (
+        "source",
+        "location",
+        "kind",
+        "format",
+        "version",
+        "checkpoint_id",
+        "completed_ms",
+        "completed_ms_source",
+        "job_id",
+        "job_id_prefix",
+        "stateful_operators",
+        "state_size",
+        "unmatched_stateful",
+    )
     return {"available": True, **{k: sp.get(k) for k in keys}, "operators": ops}
 
 
@@ -99,8 +136,14 @@ def _table(rec: RecoveryFacts, facts: dict[str, Any]) -> dict[str, Any] | None:
     if not ice.get("available"):
         return {"available": False, "error": ice.get("error")}
     plan = (facts.get("savepoint") or {}).get("table")
-    out: dict[str, Any] = {"available": True, "catalog": rec.catalog, "identifier": rec.identifier,
-                           "branch": rec.branch, "head": (ice.get("snapshots") or {}).get("head"), "plan": plan}
+    out: dict[str, Any] = {
+        "available": True,
+        "catalog": rec.catalog,
+        "identifier": rec.identifier,
+        "branch": rec.branch,
+        "head": (ice.get("snapshots") or {}).get("head"),
+        "plan": plan,
+    }
     if isinstance(plan, dict) and plan.get("matching_snapshot"):
         target = plan["matching_snapshot"]
         out["rollback"] = {
@@ -122,11 +165,18 @@ def _since(rec: RecoveryFacts, facts: dict[str, Any], since_ms: int | None) -> d
     checkpoints = ((facts.get("flink") or {}).get("checkpoints") or {}).get("history") or []
     return {
         "snapshots": len(snaps),
-        "snapshot_list": [{k: s.get(k) for k in ("snapshot_id", "timestamp_ms", "operation", "job_id", "checkpoint_id")}
-                          for s in snaps[:SINCE_CAP]],
-        "checkpoints": [{k: c.get(k) for k in ("id", "status", "is_savepoint", "trigger_timestamp", "external_path",
-                                                "failure_message")}
-                        for c in checkpoints if isinstance(c, dict) and (c.get("trigger_timestamp") or 0) >= since_ms],
+        "snapshot_list": [
+            {k: s.get(k) for k in ("snapshot_id", "timestamp_ms", "operation", "job_id", "checkpoint_id")}
+            for s in snaps[:SINCE_CAP]
+        ],
+        "checkpoints": [
+            {
+                k: c.get(k)
+                for k in ("id", "status", "is_savepoint", "trigger_timestamp", "external_path", "failure_message")
+            }
+            for c in checkpoints
+            if isinstance(c, dict) and (c.get("trigger_timestamp") or 0) >= since_ms
+        ],
     }
 
 
@@ -144,8 +194,9 @@ def _code(path: Path, shown: str, facts: dict[str, Any]) -> dict[str, Any]:
         head = subprocess.run(["git", "rev-parse", "HEAD"], cwd=path.parent, capture_output=True, text=True, timeout=10)
         if head.returncode == 0:
             out["git_commit"] = head.stdout.strip()
-            status = subprocess.run(["git", "status", "--porcelain", "--", "."], cwd=path.parent, capture_output=True,
-                                    text=True, timeout=10)
+            status = subprocess.run(
+                ["git", "status", "--porcelain", "--", "."], cwd=path.parent, capture_output=True, text=True, timeout=10
+            )
             out["git_dirty"] = bool(status.stdout.strip()) if status.returncode == 0 else None
     except (OSError, subprocess.SubprocessError):
         pass
@@ -155,8 +206,12 @@ def _code(path: Path, shown: str, facts: dict[str, Any]) -> dict[str, Any]:
         out["deployment"] = {k: (v.get("value") if isinstance(v, dict) else v) for k, v in job.items()}
     flink = facts.get("flink") or {}
     if flink.get("available"):
-        out["flink"] = {"job_id": flink.get("job_id"), "job_name": flink.get("job_name"),
-                        "state": (flink.get("job") or {}).get("state"), "flink_version": flink.get("flink_version")}
+        out["flink"] = {
+            "job_id": flink.get("job_id"),
+            "job_name": flink.get("job_name"),
+            "state": (flink.get("job") or {}).get("state"),
+            "flink_version": flink.get("flink_version"),
+        }
     return out
 
 
@@ -181,9 +236,16 @@ def _dur(ms: Any) -> str:
 
 def render_markdown(record: EvidenceRecord) -> str:
     d = record.data
-    out = [f"# Recovery evidence: {d['pipeline']} in {d['environment']}", "",
-           f"Generated {_ts(d['generated_ms'])}" + (f", incident since {_ts(d['since_ms'])}" if d["since_ms"] else "") + ".",
-           "", f"**Verdict: {d['verdict']['decision'].upper()}**", ""]
+    out = [
+        f"# Recovery evidence: {d['pipeline']} in {d['environment']}",
+        "",
+        f"Generated {_ts(d['generated_ms'])}"
+        + (f", incident since {_ts(d['since_ms'])}" if d["since_ms"] else "")
+        + ".",
+        "",
+        f"**Verdict: {d['verdict']['decision'].upper()}**",
+        "",
+    ]
     out += [f"- `{r['rule']}` {r['message']}" for r in d["verdict"]["reasons"]]
     out += [f"- `{r['rule']}` ({r['severity']}) {r['message']}" for r in d["verdict"]["warnings"]]
     out += ["", "## Savepoint or checkpoint to restore", ""]
@@ -193,29 +255,47 @@ def render_markdown(record: EvidenceRecord) -> str:
     elif not cand["available"]:
         out.append(f"`{cand.get('location')}` could not be read: {cand.get('error')}")
     else:
-        out += [f"- location: `{cand['location']}` ({cand['source']})",
-                f"- {cand['kind'] or 'snapshot'} of checkpoint **{cand['checkpoint_id']}**, _metadata v{cand['version']}"
-                f"{', ' + cand['format'] if cand.get('format') else ''}",
-                f"- completed {_ts(cand['completed_ms'])} (from {cand['completed_ms_source']})",
-                f"- job `{cand['job_id'] or (cand.get('job_id_prefix') or '?') + '…'}`; "
-                f"{cand['stateful_operators']} stateful operators, {cand['state_size']} bytes of state", "",
-                "| operator id | uid | contract uid | max parallelism | state bytes |", "|---|---|---|---|---|"]
+        out += [
+            f"- location: `{cand['location']}` ({cand['source']})",
+            f"- {cand['kind'] or 'snapshot'} of checkpoint **{cand['checkpoint_id']}**, _metadata v{cand['version']}"
+            f"{', ' + cand['format'] if cand.get('format') else ''}",
+            f"- completed {_ts(cand['completed_ms'])} (from {cand['completed_ms_source']})",
+            f"- job `{cand['job_id'] or (cand.get('job_id_prefix') or '?') + '…'}`; "
+            f"{cand['stateful_operators']} stateful operators, {cand['state_size']} bytes of state",
+            "",
+            "| operator id | uid | contract uid | max parallelism | state bytes |",
+            "|---|---|---|---|---|",
+        ]
         for op in cand["operators"]:
             if op["has_state"]:
                 m = op.get("matched") or {}
-                out.append(f"| `{op['operator_id']}` | {op['uid'] or op['name'] or ''} | {m.get('uid', '**none**')} | "
-                           f"{op['max_parallelism']} | {op['state_size']} |")
+                out.append(
+                    f"| `{op['operator_id']}` | {op['uid'] or op['name'] or ''} | {m.get('uid', '**none**')} | "
+                    f"{op['max_parallelism']} | {op['state_size']} |"
+                )
     out += _table_md(d["table"])
     if d["since"] is not None:
         s = d["since"]
-        out += ["", "## Since the incident started", "", f"{s['snapshots']} snapshots committed since then; "
-                f"{len(s['checkpoints'])} checkpoints in Flink's recent history."]
+        out += [
+            "",
+            "## Since the incident started",
+            "",
+            f"{s['snapshots']} snapshots committed since then; "
+            f"{len(s['checkpoints'])} checkpoints in Flink's recent history.",
+        ]
     out += ["", "## Consumers to notify", ""]
-    out += [f"- {c['name']}: {c['contact'] or '**no contact**'} (freshness {_dur(c['freshness_ms'])})"
-            for c in d["consumers"]] or ["None declared."]
+    out += [
+        f"- {c['name']}: {c['contact'] or '**no contact**'} (freshness {_dur(c['freshness_ms'])})"
+        for c in d["consumers"]
+    ] or ["None declared."]
     code = d["code"]
-    out += ["", "## Code version being restored", "", f"- contract `{code['contract']}` at commit "
-            f"`{code['git_commit'] or 'unknown'}`" + (" (uncommitted changes)" if code.get("git_dirty") else "")]
+    out += [
+        "",
+        "## Code version being restored",
+        "",
+        f"- contract `{code['contract']}` at commit "
+        f"`{code['git_commit'] or 'unknown'}`" + (" (uncommitted changes)" if code.get("git_dirty") else ""),
+    ]
     if code.get("flink"):
         f = code["flink"]
         out.append(f"- Flink job `{f['job_name']}` {f['job_id']} ({f['state']}, Flink {f['flink_version']})")
@@ -235,20 +315,40 @@ def _table_md(table: dict[str, Any] | None) -> list[str]:
     match = plan.get("matching_snapshot")
     rep = plan["replay"]
     idem = plan.get("idempotence") or {}
-    out += ["", f"- max committed checkpoint of job `{plan['job_id']}`: **{plan['max_committed_checkpoint_id']}**",
-            f"- snapshot of checkpoint {plan['checkpoint_id']}: " + (
-                f"**{match['snapshot_id']}** (checkpoint {match['checkpoint_id']}, {_ts(match['timestamp_ms'])})"
-                if match else f"none ({plan.get('matching_missing')})"),
-            f"- replay window: {rep['snapshots']} commits, checkpoints {rep['first_checkpoint_id']}..{rep['last_checkpoint_id']}, "
-            f"{rep['added_records']} records, {rep['added_data_files']} data files, {rep['added_delete_files']} delete files",
-            f"- sink idempotent (upsert with identifier fields): {'yes' if idem.get('idempotent') else 'no'}"
-            f" ({idem.get('source')})",
-            f"- replay duplicates rows: **{'yes' if plan.get('duplicates') else 'no'}**"]
+    out += [
+        "",
+        f"- max committed checkpoint of job `{plan['job_id']}`: **{plan['max_committed_checkpoint_id']}**",
+        f"- snapshot of checkpoint {plan['checkpoint_id']}: "
+        + (
+            f"**{match['snapshot_id']}** (checkpoint {match['checkpoint_id']}, {_ts(match['timestamp_ms'])})"
+            if match
+            else f"none ({plan.get('matching_missing')})"
+        ),
+        f"- replay window: {rep['snapshots']} commits, checkpoints "
+        f"{rep['first_checkpoint_id']}..{rep['last_checkpoint_id']}, {rep['added_records']} records, "
+        f"{rep['added_data_files']} data files, {rep['added_delete_files']} delete files",
+        f"- sink idempotent (upsert with identifier fields): {'yes' if idem.get('idempotent') else 'no'}"
+        f" ({idem.get('source')})",
+        f"- replay duplicates rows: **{'yes' if plan.get('duplicates') else 'no'}**",
+    ]
+    if plan.get("behind"):
+        out.append(
+            f"- a restored job that keeps job id `{plan['job_id']}` (fixed job ids) finds checkpoints up to "
+            f"{plan['max_committed_checkpoint_id']} already committed and skips them instead: rows are lost, "
+            "not duplicated (apache/iceberg#10892); roll back first either way"
+        )
     rb = table.get("rollback")
     if rb:
-        out += ["", "### Rollback target", "", f"Snapshot **{rb['snapshot_id']}** (checkpoint {rb['checkpoint_id']}, "
-                f"{_ts(rb['timestamp_ms'])}); rolling back discards {rb['discards']} newer snapshots"
-                + ("" if rb["needed"] else " (not needed: nothing is replayed)") + ".", ""]
+        out += [
+            "",
+            "### Rollback target",
+            "",
+            f"Snapshot **{rb['snapshot_id']}** (checkpoint {rb['checkpoint_id']}, "
+            f"{_ts(rb['timestamp_ms'])}); rolling back discards {rb['discards']} newer snapshots"
+            + ("" if rb["needed"] else " (not needed: nothing is replayed)")
+            + ".",
+            "",
+        ]
         for name, cmd in rb["commands"].items():
             out += [f"{name}:", "", "```", cmd, "```", ""]
     return out

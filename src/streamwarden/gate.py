@@ -72,6 +72,7 @@ def evaluate(
     policy_dirs: Sequence[Path] = (),
     engine: str = "regorus",
     config: Config | None = None,
+    engine_options: dict[str, Any] | None = None,
 ) -> tuple[list[Finding], dict[str, Any]]:
     """Every policy over the input document, waivers applied; findings sorted as everywhere."""
     from streamwarden.engine import load_policy_set, make_engine
@@ -81,7 +82,7 @@ def evaluate(
     extra = [*(config.policies if config else []), *policy_dirs]
     policy_set = load_policy_set(list(extra), root=config.root if config else None)
     doc = build_input(contract, facts, now_ms, env_name, mode)
-    findings = evaluate_contract(make_engine(engine, policy_set), policy_set, contract, doc)
+    findings = evaluate_contract(make_engine(engine, policy_set, **(engine_options or {})), policy_set, contract, doc)
     apply_waivers(findings, contract.data)
     findings.sort(key=Finding.sort_key)
     return findings, doc
@@ -98,10 +99,13 @@ def run_gate(
     paths: Sequence[str] = (),
     policy_dirs: Sequence[Path] = (),
     engine: str = "regorus",
+    engine_options: dict[str, Any] | None = None,
 ) -> GateResult:
     contract = find_contract(config, pipeline, paths)
     recovery = gather_recovery(contract, config, env_name, now_ms, restore_from=restore_from, rollback_to=rollback_to)
-    findings, doc = evaluate(contract, recovery.facts, now_ms, env_name, "gate", policy_dirs, engine, config)
+    findings, doc = evaluate(
+        contract, recovery.facts, now_ms, env_name, "gate", policy_dirs, engine, config, engine_options
+    )
     decision = "deny" if any(f.counts and f.severity == "error" for f in findings) else "allow"
     return GateResult(contract.name, env_name, decision, findings, doc, now_ms, contract.file, recovery)
 
@@ -113,8 +117,18 @@ def _restore_summary(savepoint: dict[str, Any]) -> dict[str, Any] | None:
     out = {k: savepoint.get(k) for k in keys if k in savepoint}
     table = savepoint.get("table")
     if isinstance(table, dict):
-        out["table"] = {k: table.get(k) for k in ("status", "max_committed_checkpoint_id", "matching_snapshot",
-                                                   "duplicates", "rollback_target", "reason") if k in table}
+        out["table"] = {
+            k: table.get(k)
+            for k in (
+                "status",
+                "max_committed_checkpoint_id",
+                "matching_snapshot",
+                "duplicates",
+                "rollback_target",
+                "reason",
+            )
+            if k in table
+        }
     return out
 
 
@@ -154,8 +168,9 @@ def render_text(result: GateResult) -> str:
     lines = [f"gate: {result.decision.upper()} {result.pipeline} in {result.environment}"]
     if sp.get("available"):
         lines.append(
-            f"  restore from {sp.get('location')} ({sp.get('kind') or 'snapshot'} of checkpoint {sp.get('checkpoint_id')}, "
-            f"_metadata v{sp.get('version')}, {sp.get('stateful_operators')} stateful operators)"
+            f"  restore from {sp.get('location')} ({sp.get('kind') or 'snapshot'} of checkpoint "
+            f"{sp.get('checkpoint_id')}, _metadata v{sp.get('version')}, "
+            f"{sp.get('stateful_operators')} stateful operators)"
         )
         table = sp.get("table") or {}
         if table.get("status") in ("behind", "current"):

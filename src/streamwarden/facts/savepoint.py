@@ -1,0 +1,348 @@
+"""Savepoint facts (``facts.savepoint``): a savepoint or retained checkpoint's ``_metadata``, read
+from a local path, a ``file:`` URI, or an object store (s3://, gs://, abfs://, hdfs://) through
+``pyarrow.fs`` (installed with the iceberg extra; imported only for such a location), matched
+against the uids the contract declares. State files are never opened. The shape is documented in
+docs/facts-savepoint.md.
+
+``load_savepoint`` raises ``SavepointError`` (exit 2 for ``savepoint inspect``); ``gather_savepoint``
+turns the same problems into ``{"available": false, "configured": true, "error": ...}``, which
+SW-FACT-001 reports (an error in the gate, which fails closed).
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import urllib.parse
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from streamwarden.errors import InputError
+from streamwarden.flink.savepoint import MAX_METADATA_BYTES, CheckpointMetadata, MetadataError, parse_metadata
+from streamwarden.flink.uids import closest_uid, declared_uids
+
+METADATA = "_metadata"
+OBJECT_STORES = {
+    "s3": "s3",
+    "s3a": "s3",
+    "s3n": "s3",
+    "s3p": "s3",
+    "gs": "gs",
+    "gcs": "gs",
+    "abfs": "abfs",
+    "abfss": "abfss",
+    "hdfs": "hdfs",
+    "viewfs": "viewfs",
+}
+INSTALL_HINT = "pip install 'streamwarden[iceberg]'"
+_CHECKPOINT_DIR = re.compile(r"^chk-(\d+)$")
+_SAVEPOINT_DIR = re.compile(r"^savepoint-([0-9a-f]{6})-[0-9a-f]{12}$")
+_JOB_ID = re.compile(r"^[0-9a-f]{32}$")
+_USERINFO = re.compile(r"([A-Za-z][A-Za-z0-9+.-]*://)[^/@\s]+@")
+CLOSEST_LIMIT = 5
+
+
+class SavepointError(InputError):
+    """The savepoint cannot be used: missing, unreadable, or not a _metadata this reader knows."""
+
+
+@dataclass
+class LoadedSavepoint:
+    location: str  # as the user gave it, credentials removed
+    metadata_path: str  # the _metadata file read (local path or URI, credentials removed)
+    metadata: CheckpointMetadata
+    modified_ms: int | None
+
+
+def display_location(location: str) -> str:
+    """The location without ``user:password@`` and without a query string (signed URLs)."""
+    parts = urllib.parse.urlsplit(location)
+    if not parts.scheme or len(parts.scheme) == 1:  # a plain path (or a Windows drive letter)
+        return location
+    host = parts.hostname or ""
+    netloc = f"{host}:{parts.port}" if parts.port else host
+    return urllib.parse.urlunsplit((parts.scheme, netloc, parts.path, "", ""))
+
+
+def normalize_pointer(location: str) -> str:
+    """A comparable form of a savepoint/checkpoint pointer: ``file:`` and trailing ``/_metadata`` removed."""
+    text = display_location(location.strip())
+    parts = urllib.parse.urlsplit(text)
+    if parts.scheme == "file":
+        text = urllib.parse.unquote(parts.path)
+    text = text.rstrip("/")
+    if text.endswith("/" + METADATA):
+        text = text[: -len(METADATA) - 1]
+    return text.rstrip("/")
+
+
+def load_savepoint(location: str) -> LoadedSavepoint:
+    """Read and parse the ``_metadata`` at ``location`` (its directory or the file itself)."""
+    shown = display_location(location)
+    if not location.strip():
+        raise SavepointError("the savepoint location is empty")
+    parts = urllib.parse.urlsplit(location)
+    scheme = parts.scheme.lower()
+    if scheme in OBJECT_STORES:
+        path, data, modified = _read_object_store(location, scheme, shown)
+    elif scheme in ("", "file") or len(scheme) == 1:
+        path, data, modified = _read_local(_local_path(location, parts), shown)
+    else:
+        raise SavepointError(
+            f"cannot read a savepoint at {shown}: unsupported scheme '{scheme}:'",
+            hint="give a local path, a file: URI, or s3://, gs://, abfs://, hdfs:// (through pyarrow)",
+        )
+    try:
+        metadata = parse_metadata(data)
+    except MetadataError as exc:
+        raise SavepointError(f"{path} is not a readable Flink _metadata: {exc}") from None
+    return LoadedSavepoint(shown, path, metadata, modified)
+
+
+def _local_path(location: str, parts: urllib.parse.SplitResult) -> Path:
+    if parts.scheme.lower() != "file":
+        return Path(location).expanduser()
+    if parts.netloc not in ("", "localhost"):
+        raise SavepointError(f"file URI {display_location(location)} names host '{parts.netloc}': only local files")
+    return Path(urllib.parse.unquote(parts.path))
+
+
+def _read_local(path: Path, shown: str) -> tuple[str, bytes, int | None]:
+    target = path / METADATA if path.is_dir() else path
+    if path.is_dir() and not target.exists():
+        raise SavepointError(f"{shown} has no {METADATA} file: not a savepoint or retained checkpoint directory")
+    if not target.exists():
+        raise SavepointError(f"{shown} does not exist")
+    try:
+        size = target.stat().st_size
+        if size > MAX_METADATA_BYTES:
+            raise SavepointError(f"{target} is {size} bytes: more than a _metadata may be ({MAX_METADATA_BYTES} bytes)")
+        with open(target, "rb") as f:
+            data = f.read(MAX_METADATA_BYTES + 1)
+        modified = int(os.stat(target).st_mtime * 1000)
+    except OSError as exc:
+        raise SavepointError(f"cannot read {target}: {(exc.strerror or str(exc)).lower()}") from None
+    return str(target), data, modified
+
+
+def _read_object_store(location: str, scheme: str, shown: str) -> tuple[str, bytes, int | None]:
+    try:
+        import pyarrow.fs as pafs
+    except ImportError:
+        raise SavepointError(
+            f"reading a savepoint at {shown} needs pyarrow, which is not installed", hint=INSTALL_HINT
+        ) from None
+    canonical = OBJECT_STORES[scheme]
+    uri = location if scheme == canonical else canonical + location[len(scheme) :]
+    try:
+        fs, path = filesystem_from_uri(uri)
+        info = fs.get_file_info(path)
+        if info.type == pafs.FileType.Directory:
+            path = path.rstrip("/") + "/" + METADATA
+            info = fs.get_file_info(path)
+        if info.type == pafs.FileType.NotFound:
+            raise SavepointError(f"{shown} has no {METADATA} (not found)")
+        if info.size is not None and info.size > MAX_METADATA_BYTES:
+            raise SavepointError(f"{shown}: {METADATA} is {info.size} bytes, more than a _metadata may be")
+        with fs.open_input_stream(path) as f:
+            data = f.read(MAX_METADATA_BYTES + 1)
+        modified = int(info.mtime.timestamp() * 1000) if info.mtime is not None else None
+    except SavepointError:
+        raise
+    except Exception as exc:  # pyarrow raises OSError / ArrowException subclasses with the store's reason
+        reason = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+        reason = _USERINFO.sub(r"\1", reason)[:300]
+        raise SavepointError(f"cannot read the savepoint at {shown}: {reason}") from None
+    return f"{canonical}://{path}", bytes(data), modified
+
+
+def filesystem_from_uri(uri: str) -> tuple[Any, str]:
+    """``pyarrow.fs.FileSystem.from_uri``: credentials come from the store's usual environment
+    (AWS_*, GOOGLE_APPLICATION_CREDENTIALS, AZURE_*), never from streamwarden's output."""
+    import pyarrow.fs as pafs
+
+    fs, path = pafs.FileSystem.from_uri(uri)
+    return fs, path
+
+
+def location_identity(location: str) -> dict[str, Any]:
+    """What the directory layout tells: ``<dir>/<job id>/chk-<n>`` or ``savepoint-<6 hex>-<12 hex>``."""
+    parts = [p for p in normalize_pointer(location).split("/") if p]
+    if parts and parts[-1] == METADATA:
+        parts = parts[:-1]
+    out: dict[str, Any] = {"kind": None, "job_id": None, "job_id_prefix": None, "directory_checkpoint_id": None}
+    if not parts:
+        return out
+    m = _CHECKPOINT_DIR.match(parts[-1])
+    if m:
+        out.update(kind="checkpoint", directory_checkpoint_id=int(m.group(1)))
+        if len(parts) >= 2 and _JOB_ID.match(parts[-2]):
+            out.update(job_id=parts[-2], job_id_prefix=parts[-2][:6])
+        return out
+    m = _SAVEPOINT_DIR.match(parts[-1])
+    if m:
+        out.update(kind="savepoint", job_id_prefix=m.group(1))
+    return out
+
+
+def flink_entry_for(flink: dict[str, Any] | None, location: str) -> dict[str, Any] | None:
+    """The checkpoint or savepoint in Flink's REST facts whose external path is ``location``."""
+    checkpoints = (flink or {}).get("checkpoints") or {}
+    if not (flink or {}).get("available") or not checkpoints.get("available"):
+        return None
+    want = normalize_pointer(location)
+    latest = checkpoints.get("latest") or {}
+    entries = [latest.get("savepoint"), latest.get("completed"), *(checkpoints.get("history") or [])]
+    for e in entries:
+        if (
+            isinstance(e, dict)
+            and isinstance(e.get("external_path"), str)
+            and normalize_pointer(e["external_path"]) == want
+        ):
+            return e
+    return None
+
+
+def flink_candidate(flink: dict[str, Any] | None) -> tuple[str, str] | None:
+    """The pointer the Flink job would restore from when none is given: the newest of its latest
+    savepoint and its latest retained checkpoint (``(external_path, source)``), else None."""
+    checkpoints = (flink or {}).get("checkpoints") or {}
+    if not (flink or {}).get("available") or not checkpoints.get("available"):
+        return None
+    latest = checkpoints.get("latest") or {}
+    found = []
+    for key, source in (("savepoint", "flink_latest_savepoint"), ("completed", "flink_latest_checkpoint")):
+        e = latest.get(key)
+        if isinstance(e, dict) and isinstance(e.get("external_path"), str) and not e.get("discarded"):
+            found.append((e.get("id") or -1, e["external_path"], source))
+    if not found:
+        return None
+    found.sort(key=lambda t: t[0], reverse=True)
+    return found[0][1], found[0][2]
+
+
+def savepoint_facts(
+    sp: LoadedSavepoint, contract: dict[str, Any] | None, flink: dict[str, Any] | None = None, source: str = "path"
+) -> dict[str, Any]:
+    """The ``facts.savepoint`` document for a loaded savepoint (``contract``: the normalized one)."""
+    md = sp.metadata
+    ident = location_identity(sp.location)
+    entry = flink_entry_for(flink, sp.location)
+    kind = md.properties.get("type") or ident["kind"]
+    completed, completed_source = sp.modified_ms, "file_mtime" if sp.modified_ms is not None else None
+    job_id, job_source = ident["job_id"], "path" if ident["job_id"] else None
+    if entry is not None:
+        completed = entry.get("latest_ack_timestamp") or completed
+        completed_source = "flink" if entry.get("latest_ack_timestamp") else completed_source
+        job_id, job_source = (flink or {}).get("job_id") or job_id, "flink"
+    operators = [op.to_dict() for op in md.operators]
+    declared = declared_uids(contract or {})
+    facts: dict[str, Any] = {
+        "available": True,
+        "configured": True,
+        "source": source,
+        "location": sp.location,
+        "metadata_path": sp.metadata_path,
+        "kind": kind,
+        "format": md.properties.get("format"),
+        "version": md.version,
+        "checkpoint_id": md.checkpoint_id,
+        "metadata_bytes": md.size,
+        "completed_ms": completed,
+        "completed_ms_source": completed_source,
+        "job_id": job_id,
+        "job_id_prefix": (job_id or "")[:6] or ident["job_id_prefix"],
+        "job_id_source": job_source,
+        "directory_checkpoint_id": ident["directory_checkpoint_id"],
+        "master_states": [m["name"] for m in md.master_states],
+        "operators": operators,
+        "stateful_operators": sum(1 for op in md.operators if op.has_state),
+        "state_size": sum(op.state_size for op in md.operators),
+        "declared": [],
+        "matched": contract is not None,
+    }
+    if contract is not None:
+        match_declared(facts, [d.to_dict() for d in declared])
+    return facts
+
+
+def match_declared(facts: dict[str, Any], declared: list[dict[str, Any]]) -> None:
+    """Mark each operator with the declared uid that hashes to its id, and, for a stateful operator
+    no declared uid claims, the closest declared uid (edit distance to its recorded uid, v5+) or
+    the declared uids whose ids the savepoint does not hold (no recorded uid)."""
+    ids = {op["operator_id"] for op in facts["operators"]}
+    by_id: dict[str, dict[str, Any]] = {}
+    for d in declared:
+        current = by_id.get(d["operator_id"])
+        if current is None or (current["derived"] and not d["derived"]):
+            by_id[d["operator_id"]] = d
+    plain = [d for d in declared if not d["derived"]]
+    absent = [d for d in plain if d["operator_id"] not in ids]
+    for op in facts["operators"]:
+        m = by_id.get(op["operator_id"])
+        op["matched"] = None if m is None else {"uid": m["uid"], "path": m["path"], "derived": m["derived"]}
+        op["closest"] = None
+        op["candidates"] = []
+        if m is not None or not op["has_state"]:
+            continue
+        if op["uid"]:
+            best = closest_uid(op["uid"], [d["uid"] for d in plain])
+            if best is not None:
+                d = next(x for x in plain if x["uid"] == best[0])
+                op["closest"] = {
+                    "uid": best[0],
+                    "distance": best[1],
+                    "path": d["path"],
+                    "operator_id": d["operator_id"],
+                }
+        else:
+            op["candidates"] = [
+                {"uid": d["uid"], "path": d["path"], "operator_id": d["operator_id"]} for d in absent[:CLOSEST_LIMIT]
+            ]
+            if absent:
+                first = absent[0]
+                op["closest"] = {
+                    "uid": first["uid"],
+                    "distance": None,
+                    "path": first["path"],
+                    "operator_id": first["operator_id"],
+                }
+    for d in declared:
+        d["in_savepoint"] = d["operator_id"] in ids
+    facts["declared"] = declared
+    facts["unmatched_stateful"] = [
+        op["operator_id"] for op in facts["operators"] if op["has_state"] and not op["matched"]
+    ]
+    facts["declared_absent"] = [d["uid"] for d in absent]
+
+
+def not_configured() -> dict[str, Any]:
+    return {"available": False, "configured": False}
+
+
+def unavailable(error: str, location: str | None = None, source: str | None = None) -> dict[str, Any]:
+    out: dict[str, Any] = {"available": False, "configured": True, "error": error}
+    if location is not None:
+        out["location"] = display_location(location)
+    if source is not None:
+        out["source"] = source
+    return out
+
+
+def gather_savepoint(
+    contract: dict[str, Any], location: str | None, flink: dict[str, Any] | None = None
+) -> dict[str, Any]:
+    """``facts.savepoint`` for ``location`` (``--restore-from``), else for the candidate the Flink
+    facts name; not configured when there is neither. Never raises for a read problem."""
+    source = "restore_from"
+    if not location:
+        candidate = flink_candidate(flink)
+        if candidate is None:
+            return not_configured()
+        location, source = candidate
+    try:
+        sp = load_savepoint(location)
+    except SavepointError as exc:
+        return unavailable(exc.render(), location, source)
+    return savepoint_facts(sp, contract, flink, source)
