@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import textwrap
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
@@ -132,3 +132,16 @@ def write(tmp_path: Path) -> Callable[[str, str], Path]:
         return p
 
     return _write
+
+
+@pytest.fixture(scope="session")
+def flink_cluster(tmp_path_factory: pytest.TempPathFactory) -> Iterator[object]:
+    """One real Flink 2.3.0 standalone cluster for the whole test session (tests/flink_cluster.py),
+    shared by every module that needs one; stopped in teardown. Skips only where Java is missing."""
+    from tests.flink_cluster import java_missing_reason, running_cluster
+
+    reason = java_missing_reason()
+    if reason:
+        pytest.skip(reason)
+    with running_cluster(tmp_path_factory.mktemp("flink"), slots=8) as cluster:
+        yield cluster

@@ -10,7 +10,6 @@ from __future__ import annotations
 import json
 import time
 import urllib.request
-from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
 from http.server import BaseHTTPRequestHandler
 from pathlib import Path
@@ -18,7 +17,7 @@ from typing import Any
 
 import pytest
 from tests.fake_flink import fake_flink
-from tests.flink_cluster import FlinkCluster, java_missing_reason, running_cluster
+from tests.flink_cluster import FlinkCluster, java_missing_reason
 
 from streamwarden.contracts.load import load_contract
 from streamwarden.engine import load_policy_set, make_engine
@@ -42,12 +41,9 @@ ORDERS_SETTINGS = {
 
 
 @pytest.fixture(scope="session")
-def cluster(tmp_path_factory: pytest.TempPathFactory) -> Iterator[FlinkCluster]:
-    reason = java_missing_reason()
-    if reason:
-        pytest.skip(reason)
-    with running_cluster(tmp_path_factory.mktemp("flink")) as c:
-        yield c
+def cluster(flink_cluster: FlinkCluster) -> FlinkCluster:
+    """The session's shared cluster (tests/conftest.py)."""
+    return flink_cluster
 
 
 STALLED = "sw-stalled"

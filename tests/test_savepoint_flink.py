@@ -4,7 +4,6 @@ hashing gives the same ids, and the gate's SW-STATE-009 names the operator Flink
 
 from __future__ import annotations
 
-import gc
 import json
 import time
 import urllib.request
@@ -44,33 +43,14 @@ retention:
 """
 
 
-def _live_harness_cluster() -> Any:
-    """A harness cluster another test module of this session already runs (one cluster at a time)."""
-    for obj in gc.get_objects():
-        if type(obj).__name__ == "FlinkCluster" and getattr(obj, "started", False) and hasattr(obj, "rest_url"):
-            return obj
-    return None
-
-
 @pytest.fixture(scope="module")
-def cluster(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Any]:
-    from tests.flink_cluster import java_missing_reason, running_cluster
-
-    reason = java_missing_reason()
-    if reason:
-        pytest.skip(reason)
-    shared = _live_harness_cluster()
-    if shared is not None:  # never a second cluster on this machine: share it, or skip if it is full
-        free = (shared.get("/overview") or {}).get("slots-available", 0)
-        if free < 1:
-            pytest.skip("another module's Flink cluster is running with no free slot (one cluster at a time)")
-        mine = len(shared.submitted)
-        yield shared
-        for jid in shared.submitted[mine:]:
-            shared.cancel(jid, wait=False)
-        return
-    with running_cluster(tmp_path_factory.mktemp("flink-savepoints")) as c:
-        yield c
+def cluster(flink_cluster: Any) -> Iterator[Any]:
+    """The session's shared cluster (tests/conftest.py); the jobs this module submits are
+    cancelled when it ends."""
+    mine = len(flink_cluster.submitted)
+    yield flink_cluster
+    for jid in flink_cluster.submitted[mine:]:
+        flink_cluster.cancel(jid, wait=False)
 
 
 def _post(cluster: Any, path: str, body: dict[str, Any]) -> Any:

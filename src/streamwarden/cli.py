@@ -561,5 +561,15 @@ def policy_doc(output: str | None, policy_dirs: tuple[str, ...], table: bool) ->
     _write(rule_table(ps) if table else render_catalog(ps), output)
 
 
+def _register_recovery_commands() -> None:
+    from streamwarden.cli_recovery import evidence, gate, savepoint
+
+    main.add_command(savepoint)
+    main.add_command(gate)
+    main.add_command(evidence)
+
+
+_register_recovery_commands()
+
 if __name__ == "__main__":  # pragma: no cover
     main()
