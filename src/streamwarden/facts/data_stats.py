@@ -1,0 +1,211 @@
+"""The measurements of a data scan, over a DataFrame of live rows (columns ``c<field id>``), and the
+per-snapshot row counts compared with the snapshot summaries (SW-DATA-004).
+
+One Spark action computes everything but the duplicate samples: with a uniqueness key, rows are
+grouped by the key and the per-key partial aggregates are aggregated again (one shuffle); without a
+key, one global aggregate (no shuffle). Samples are a second action, run only when duplicates exist.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import decimal
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from streamwarden.iceberg.scan import DataFileInfo, DeleteFileInfo, TablePlan
+
+MAX_SAMPLES = 10
+MAX_MISMATCHES = 10
+SUMMARY_COUNTS = {  # summary key -> what the scan counts for it
+    "added-records": "data",
+    "added-position-deletes": "position",
+    "added-equality-deletes": "equality",
+}
+
+
+@dataclass
+class Measures:
+    fresh: tuple[int, str] | None = None  # (field id, Iceberg type)
+    retention: tuple[int, str, int] | None = None  # (field id, Iceberg type, cutoff ms)
+    null_ids: list[int] = field(default_factory=list)
+    key_ids: list[int] = field(default_factory=list)
+
+    def read_ids(self) -> list[int]:
+        ids = [*self.key_ids, *self.null_ids]
+        if self.fresh:
+            ids.append(self.fresh[0])
+        if self.retention:
+            ids.append(self.retention[0])
+        return list(dict.fromkeys(ids))
+
+
+def empty_result(m: Measures) -> dict[str, Any]:
+    return {"rows": 0, "nulls": dict.fromkeys(m.null_ids, 0), "fresh_max": None, "ret_min": None, "expired": 0,
+            "dup_keys": 0, "dup_rows": 0}
+
+
+def aggregate(live: Any, m: Measures) -> dict[str, Any]:
+    """One action over the live rows: row count, nulls per column, max of the freshness column,
+    min of the retention column and rows before its cutoff, duplicate keys and surplus rows."""
+    from pyspark.sql import functions as F
+
+    from streamwarden.iceberg.deletes import col_name, epoch_ms
+
+    def one(c: Any) -> Any:
+        return F.when(c, F.lit(1)).otherwise(F.lit(0))
+
+    parts: dict[str, Any] = {"_n": F.count(F.lit(1))}
+    for fid in m.null_ids:
+        parts[f"_null{fid}"] = F.sum(one(F.col(col_name(fid)).isNull()))
+    if m.fresh:
+        parts["_fmax"] = F.max(epoch_ms(F.col(col_name(m.fresh[0])), m.fresh[1]))
+    if m.retention:
+        rid, rtype, cutoff = m.retention
+        ms = epoch_ms(F.col(col_name(rid)), rtype)
+        parts["_rmin"] = F.min(ms)
+        parts["_expired"] = F.sum(one(ms < F.lit(cutoff)))
+    if m.key_ids:
+        keys = [col_name(fid) for fid in m.key_ids]
+        grouped = live.groupBy(*keys).agg(*[v.alias(k) for k, v in parts.items()])
+        no_null_key = F.lit(True)
+        for k in keys:
+            no_null_key = no_null_key & F.col(k).isNotNull()
+        dup = no_null_key & (F.col("_n") > 1)
+        final = [F.sum("_n").alias("_n")]
+        final += [F.sum(k).alias(k) for k in parts if k.startswith("_null") or k == "_expired"]
+        final += [F.max("_fmax").alias("_fmax")] if m.fresh else []
+        final += [F.min("_rmin").alias("_rmin")] if m.retention else []
+        final += [F.sum(one(dup)).alias("_dupkeys"), F.sum(F.when(dup, F.col("_n") - 1).otherwise(0)).alias("_duprows")]
+        row = grouped.agg(*final).collect()[0]
+    else:
+        row = live.agg(*[v.alias(k) for k, v in parts.items()]).collect()[0]
+    got = row.asDict()
+    return {
+        "rows": int(got.get("_n") or 0),
+        "nulls": {fid: int(got.get(f"_null{fid}") or 0) for fid in m.null_ids},
+        "fresh_max": _int_or_none(got.get("_fmax")),
+        "ret_min": _int_or_none(got.get("_rmin")),
+        "expired": int(got.get("_expired") or 0),
+        "dup_keys": int(got.get("_dupkeys") or 0),
+        "dup_rows": int(got.get("_duprows") or 0),
+    }
+
+
+def duplicate_samples(live: Any, key_ids: list[int], names: Mapping[int, str]) -> list[dict[str, Any]]:
+    """Up to ten duplicated keys, most repeated first: [{"key": {column: value}, "count": n}]."""
+    from pyspark.sql import functions as F
+
+    from streamwarden.iceberg.deletes import col_name
+
+    keys = [col_name(fid) for fid in key_ids]
+    cond = F.col("_n") > 1
+    for k in keys:
+        cond = cond & F.col(k).isNotNull()
+    rows = (
+        live.groupBy(*keys).agg(F.count(F.lit(1)).alias("_n")).where(cond)
+        .orderBy(F.col("_n").desc(), *keys).limit(MAX_SAMPLES).collect()
+    )
+    return [{"key": {names[fid]: json_value(r[col_name(fid)]) for fid in key_ids}, "count": int(r["_n"])} for r in rows]
+
+
+def _int_or_none(v: Any) -> int | None:
+    return None if v is None else int(v)
+
+
+def json_value(v: Any) -> Any:
+    if v is None or isinstance(v, (bool, int, float, str)):
+        return v
+    if isinstance(v, dt.datetime):
+        return (v if v.tzinfo else v.replace(tzinfo=dt.timezone.utc)).isoformat()
+    if isinstance(v, (dt.date, decimal.Decimal)):
+        return str(v)
+    if isinstance(v, (bytes, bytearray)):
+        return bytes(v).hex()
+    return str(v)
+
+
+def iso_ms(ms: int | None) -> str | None:
+    if ms is None:
+        return None
+    return dt.datetime.fromtimestamp(ms / 1000, tz=dt.timezone.utc).isoformat(timespec="milliseconds").replace(
+        "+00:00", "Z"
+    )
+
+
+def _summary_props(snap: Any) -> dict[str, str]:
+    summary = snap.summary
+    if summary is None:
+        return {}
+    return {str(k): str(v) for k, v in (summary.additional_properties or {}).items()}
+
+
+def _operation(snap: Any) -> str | None:
+    op = getattr(snap.summary, "operation", None) if snap.summary is not None else None
+    return None if op is None else str(getattr(op, "value", op))
+
+
+def _as_int(text: str | None) -> int | None:
+    if text is None:
+        return 0  # Iceberg writes added/removed counts only when above zero
+    try:
+        return int(text)
+    except ValueError:
+        return None
+
+
+def snapshot_window(
+    plan: TablePlan, snapshots: list[Any], counts: Mapping[str, int]
+) -> list[dict[str, Any]]:
+    """Per snapshot of the window: its summary's added record counts and what the scan counted in
+    the files it added. Comparable only when every file it added is still live (a later compaction
+    or overwrite removes files, and their rows are no longer there to count)."""
+    data_by_snap: dict[int | None, list[DataFileInfo]] = {}
+    for f in plan.data_files:
+        data_by_snap.setdefault(f.snapshot_id, []).append(f)
+    dels_by_snap: dict[int | None, list[DeleteFileInfo]] = {}
+    for d in plan.delete_files:
+        dels_by_snap.setdefault(d.snapshot_id, []).append(d)
+    out = []
+    for snap in snapshots:
+        props = _summary_props(snap)
+        data = data_by_snap.get(snap.snapshot_id, [])
+        dels = dels_by_snap.get(snap.snapshot_id, [])
+        counted = {
+            "added-records": sum(counts.get(f.path, 0) for f in data),
+            "added-position-deletes": sum(counts.get(d.path, 0) for d in dels if d.kind == "position"),
+            "added-equality-deletes": sum(counts.get(d.path, 0) for d in dels if d.kind == "equality"),
+        }
+        summary = {k: _as_int(props.get(k)) for k in SUMMARY_COUNTS}
+        want_data, want_dels = _as_int(props.get("added-data-files")), _as_int(props.get("added-delete-files"))
+        comparable = want_data == len(data) and want_dels == len(dels) and None not in summary.values()
+        item: dict[str, Any] = {
+            "snapshot_id": snap.snapshot_id,
+            "timestamp_ms": snap.timestamp_ms,
+            "operation": _operation(snap),
+            "summary": summary,
+            "counted": counted,
+            "comparable": comparable,
+            "mismatches": [k for k in SUMMARY_COUNTS if comparable and summary[k] != counted[k]],
+        }
+        if not comparable:
+            item["note"] = (
+                f"{len(data)} of {want_data} data files and {len(dels)} of {want_dels} delete files added by this "
+                "snapshot are still live: rows of removed files cannot be counted"
+                if None not in (want_data, want_dels) else "the snapshot summary holds a count that is not a number"
+            )
+        out.append(item)
+    return out
+
+
+def record_count_mismatches(
+    files: list[DataFileInfo] | list[DeleteFileInfo], counts: Mapping[str, int]
+) -> tuple[int, list[dict[str, Any]]]:
+    """Files whose Parquet row count differs from the manifest's record_count."""
+    bad = [
+        {"file": f.path, "manifest_records": f.record_count, "parquet_rows": counts.get(f.path, 0)}
+        for f in files
+        if counts.get(f.path, 0) != f.record_count
+    ]
+    return len(bad), bad[:MAX_MISMATCHES]
