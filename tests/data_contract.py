@@ -24,12 +24,15 @@ def ago(**kw: float) -> dt.datetime:
 
 
 def contract_text(quality: str = "", retention: str = "", schema: str = "") -> str:
-    schema = schema or """\
+    schema = (
+        schema
+        or """\
         - {name: order_id, type: long, required: true, id: 1}
         - {name: customer_id, type: long, id: 2}
         - {name: region, type: string, id: 3}
         - {name: event_time, type: timestamptz, required: true, id: 4}
     """
+    )
     text = textwrap.dedent("""\
         apiVersion: streamwarden/v1
         kind: PipelineContract

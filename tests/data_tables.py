@@ -75,12 +75,20 @@ class _RowDelta(_FastAppendFiles):
             by_spec.setdefault(f.spec_id, []).append(f)
         written = []
         for spec_id, files in by_spec.items():
-            writer = _DeleteManifestWriter(md.specs()[spec_id], md.schema(), self.new_manifest_output(),
-                                           self._snapshot_id, self._compression)
+            writer = _DeleteManifestWriter(
+                md.specs()[spec_id], md.schema(), self.new_manifest_output(), self._snapshot_id, self._compression
+            )
             with writer:
                 for f in files:
-                    writer.add(ManifestEntry.from_args(status=ManifestEntryStatus.ADDED, snapshot_id=self._snapshot_id,
-                                                       sequence_number=None, file_sequence_number=None, data_file=f))
+                    writer.add(
+                        ManifestEntry.from_args(
+                            status=ManifestEntryStatus.ADDED,
+                            snapshot_id=self._snapshot_id,
+                            sequence_number=None,
+                            file_sequence_number=None,
+                            data_file=f,
+                        )
+                    )
             written.append(writer.to_manifest_file())
         return written + manifests
 
@@ -101,21 +109,36 @@ class DataLake:
 
     def __post_init__(self) -> None:
         (self.root / "lake" / "warehouse").mkdir(parents=True, exist_ok=True)
-        self.catalog: Catalog = load_catalog(CATALOG, type="sql", uri=f"sqlite:///{self.root / 'lake' / 'catalog.db'}",
-                                             warehouse=(self.root / "lake" / "warehouse").as_uri())
+        self.catalog: Catalog = load_catalog(
+            CATALOG,
+            type="sql",
+            uri=f"sqlite:///{self.root / 'lake' / 'catalog.db'}",
+            warehouse=(self.root / "lake" / "warehouse").as_uri(),
+        )
         self.catalog.create_namespace("sales")
 
     def environment(self, spark: dict[str, Any] | None = None) -> dict[str, Any]:
         """An environment of streamwarden.yaml, catalog paths relative to ``root``."""
-        env: dict[str, Any] = {"iceberg": {"catalogs": {CATALOG: {
-            "type": "sql", "uri": "sqlite:///lake/catalog.db", "warehouse": "lake/warehouse"}}}}
+        env: dict[str, Any] = {
+            "iceberg": {
+                "catalogs": {
+                    CATALOG: {"type": "sql", "uri": "sqlite:///lake/catalog.db", "warehouse": "lake/warehouse"}
+                }
+            }
+        }
         env["spark"] = spark or {"master": "local[2]"}
         return env
 
-    def create(self, identifier: str, schema: Schema, spec: PartitionSpec = UNPARTITIONED_PARTITION_SPEC,
-               properties: dict[str, str] | None = None) -> Table:
-        return self.catalog.create_table(identifier, schema=schema, partition_spec=spec,
-                                         properties={"format-version": "2", **(properties or {})})
+    def create(
+        self,
+        identifier: str,
+        schema: Schema,
+        spec: PartitionSpec = UNPARTITIONED_PARTITION_SPEC,
+        properties: dict[str, str] | None = None,
+    ) -> Table:
+        return self.catalog.create_table(
+            identifier, schema=schema, partition_spec=spec, properties={"format-version": "2", **(properties or {})}
+        )
 
 
 def append(table: Table, rows: list[dict[str, Any]], properties: dict[str, str] | None = None) -> int:
@@ -161,56 +184,88 @@ def _field(name: str, typ: pa.DataType, fid: int) -> pa.Field:
     return pa.field(name, typ, nullable=False, metadata={b"PARQUET:field_id": str(fid).encode()})
 
 
-def position_delete_file(table: Table, targets: list[tuple[str, int]], *, spec_id: int = 0,
-                         partition: Record | None = None) -> DataFile:
+def position_delete_file(
+    table: Table, targets: list[tuple[str, int]], *, spec_id: int = 0, partition: Record | None = None
+) -> DataFile:
     """A position delete file removing row ``pos`` of data file ``path`` for each (path, pos)."""
     targets = sorted(targets)
     schema = pa.schema([_field("file_path", pa.string(), POS_FILE_PATH_ID), _field("pos", pa.int64(), POS_POS_ID)])
     data = pa.Table.from_pylist([{"file_path": p, "pos": n} for p, n in targets], schema=schema)
     path = _new_path(table, "pos-deletes")
     size = _write(path, data)
-    f = DataFile.from_args(content=DataFileContent.POSITION_DELETES, file_path=path, file_format=FileFormat.PARQUET,
-                           partition=partition or Record(), record_count=len(targets), file_size_in_bytes=size)
+    f = DataFile.from_args(
+        content=DataFileContent.POSITION_DELETES,
+        file_path=path,
+        file_format=FileFormat.PARQUET,
+        partition=partition or Record(),
+        record_count=len(targets),
+        file_size_in_bytes=size,
+    )
     f.spec_id = spec_id
     return f
 
 
-def equality_delete_file(table: Table, columns: list[str], rows: list[dict[str, Any]], *, spec_id: int = 0,
-                         partition: Record | None = None) -> DataFile:
+def equality_delete_file(
+    table: Table, columns: list[str], rows: list[dict[str, Any]], *, spec_id: int = 0, partition: Record | None = None
+) -> DataFile:
     """An equality delete file on ``columns`` (by name in the current schema), one row per delete."""
     schema = table.schema()
     sub = schema.select(*columns)
     data = pa.Table.from_pylist(rows, schema=sub.as_arrow())
     path = _new_path(table, "eq-deletes")
     size = _write(path, data)
-    f = DataFile.from_args(content=DataFileContent.EQUALITY_DELETES, file_path=path, file_format=FileFormat.PARQUET,
-                           partition=partition or Record(), record_count=len(rows), file_size_in_bytes=size,
-                           equality_ids=[schema.find_field(c).field_id for c in columns])
+    f = DataFile.from_args(
+        content=DataFileContent.EQUALITY_DELETES,
+        file_path=path,
+        file_format=FileFormat.PARQUET,
+        partition=partition or Record(),
+        record_count=len(rows),
+        file_size_in_bytes=size,
+        equality_ids=[schema.find_field(c).field_id for c in columns],
+    )
     f.spec_id = spec_id
     return f
 
 
-def data_file(table: Table, rows: list[dict[str, Any]], *, record_count: int | None = None, spec_id: int = 0,
-              partition: Record | None = None) -> DataFile:
+def data_file(
+    table: Table,
+    rows: list[dict[str, Any]],
+    *,
+    record_count: int | None = None,
+    spec_id: int = 0,
+    partition: Record | None = None,
+) -> DataFile:
     """A data file written by hand (with field ids), for commits next to delete files; ``record_count``
     may lie, to make a manifest disagree with its file."""
     data = pa.Table.from_pylist(rows, schema=table.schema().as_arrow())
     path = _new_path(table, "data")
     size = _write(path, data)
     count = len(rows) if record_count is None else record_count
-    f = DataFile.from_args(content=DataFileContent.DATA, file_path=path, file_format=FileFormat.PARQUET,
-                           partition=partition or Record(), record_count=count, file_size_in_bytes=size)
+    f = DataFile.from_args(
+        content=DataFileContent.DATA,
+        file_path=path,
+        file_format=FileFormat.PARQUET,
+        partition=partition or Record(),
+        record_count=count,
+        file_size_in_bytes=size,
+    )
     f.spec_id = spec_id
     return f
 
 
-def row_delta(table: Table, *, data: Sequence[DataFile] = (), deletes: Sequence[DataFile] = (),
-              properties: dict[str, str] | None = None) -> int:
+def row_delta(
+    table: Table,
+    *,
+    data: Sequence[DataFile] = (),
+    deletes: Sequence[DataFile] = (),
+    properties: dict[str, str] | None = None,
+) -> int:
     """Commit data files and delete files in one snapshot (like Iceberg's RowDelta); returns its id."""
     op = Operation.OVERWRITE if data and deletes else Operation.DELETE if deletes else Operation.APPEND
     with table.transaction() as tx:
-        producer = _RowDelta(operation=op, transaction=tx, io=table.io, snapshot_properties=properties or {},
-                             delete_files=deletes)
+        producer = _RowDelta(
+            operation=op, transaction=tx, io=table.io, snapshot_properties=properties or {}, delete_files=deletes
+        )
         for f in data:
             producer.append_data_file(f)
         producer.commit()
@@ -223,8 +278,16 @@ def spark() -> Iterator[Any]:
     created through the gatherer's factory so the gatherer reuses it."""
     from streamwarden.facts import spark_data
 
-    session = spark_data.get_spark({"master": "local[2]", "conf": {
-        "spark.driver.memory": "1g", "spark.ui.enabled": "false", "spark.sql.shuffle.partitions": "4",
-        "spark.default.parallelism": "2"}})
+    session = spark_data.get_spark(
+        {
+            "master": "local[2]",
+            "conf": {
+                "spark.driver.memory": "1g",
+                "spark.ui.enabled": "false",
+                "spark.sql.shuffle.partitions": "4",
+                "spark.default.parallelism": "2",
+            },
+        }
+    )
     yield session
     spark_data.stop_spark()

@@ -26,8 +26,14 @@ def _python(code: str, env: dict[str, str] | None = None) -> dict[str, Any]:
     """Run ``code`` in a new interpreter at the repository root; it prints one JSON line last."""
     run_env = {**os.environ, **(env or {})}
     run_env["PYTHONPATH"] = os.pathsep.join([str(REPO), str(REPO / "src")])
-    done = subprocess.run([sys.executable, "-c", textwrap.dedent(code)], cwd=REPO, env=run_env,
-                          capture_output=True, text=True, timeout=600)
+    done = subprocess.run(
+        [sys.executable, "-c", textwrap.dedent(code)],
+        cwd=REPO,
+        env=run_env,
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
     assert done.returncode == 0, done.stderr[-3000:]
     return json.loads(done.stdout.strip().splitlines()[-1])
 
@@ -65,7 +71,8 @@ def test_without_java_data_rules_are_skipped_and_the_rest_still_run(tmp_path: Pa
     lake = DataLake(tmp_path)
     table = lake.create("sales.orders", orders_schema())
     append(table, rows([1, 1, 2], minutes=600 * 24 * 60))  # duplicated, stale and expired: all data rules would fire
-    out = _python(f"""
+    out = _python(
+        f"""
         import json, sys
         from pathlib import Path
         from tests.data_contract import check, contract_text
@@ -73,7 +80,9 @@ def test_without_java_data_rules_are_skipped_and_the_rest_still_run(tmp_path: Pa
         data, findings = check(Path({str(tmp_path)!r}), contract_text({QUALITY!r}, {RETENTION!r}), env)
         found = [{{"rule": f.rule, "path": f.path, "message": f.message}} for f in findings]
         print(json.dumps({{"data": data, "findings": found, "modules": {SPARK_MODULES}}}))
-    """, env={"PATH": str(tmp_path / "no-java-here"), "JAVA_HOME": ""})
+    """,
+        env={"PATH": str(tmp_path / "no-java-here"), "JAVA_HOME": ""},
+    )
     assert out["data"]["available"] is False and out["data"]["configured"] is True
     assert out["data"]["error"].startswith("Java is not installed (needed by Spark for data facts): install a JDK 17")
     by_rule = {f["rule"]: f for f in out["findings"]}

@@ -111,8 +111,11 @@ def test_equality_deletes_follow_the_sequence_number_rule(lake: DataLake, orders
     # the new row in ONE snapshot (seq 3). The delete removes both older copies (seq 1, 2 < 3) and
     # must not remove the new row (same sequence number).
     upsert = rows([5], customer=99)
-    row_delta(orders, data=[data_file(orders, upsert)],
-              deletes=[equality_delete_file(orders, ["order_id"], [{"order_id": 5}])])
+    row_delta(
+        orders,
+        data=[data_file(orders, upsert)],
+        deletes=[equality_delete_file(orders, ["order_id"], [{"order_id": 5}])],
+    )
     data, findings = check(lake.root, contract_text(UNIQUE + "not_null: [customer_id]\n"), lake.environment())
     assert data["available"], data
     assert data["scan"]["equality_delete_files"] == 1
@@ -146,7 +149,11 @@ def test_nulls_in_not_null_and_required_columns(lake: DataLake, orders: Table) -
     assert data["not_null"]["customer_id"]["nulls"] == 2
     assert data["not_null"]["region"]["nulls"] == 0
     assert data["not_null"]["order_id"] == {
-        "field_id": 1, "missing": False, "nulls": 0, "declared_in": ["table.schema"]}
+        "field_id": 1,
+        "missing": False,
+        "nulls": 0,
+        "declared_in": ["table.schema"],
+    }
     assert rules(findings, "SW-DATA") == {"SW-DATA-003": ["quality.not_null[1]"]}
     f = next(f for f in findings if f.rule == "SW-DATA-003")
     assert "holds 2 null(s)" in f.message
@@ -206,14 +213,21 @@ def test_renamed_column_is_read_by_field_id(lake: DataLake, orders: Table, spark
 
 def test_files_without_field_ids_are_read_through_the_name_mapping(lake: DataLake, orders: Table) -> None:
     append(orders, rows([1, 2]))
-    schema = pa.schema([  # no field ids, as a file written outside Iceberg
-        pa.field("order_id", pa.int64(), nullable=False), pa.field("customer_id", pa.int64()),
-        pa.field("region", pa.string()), pa.field("event_time", pa.timestamp("us", tz="UTC"), nullable=False),
-    ])
-    plain = pa.Table.from_pylist([
-        {"order_id": 3, "customer_id": None, "region": "us", "event_time": ago(minutes=3)},
-        {"order_id": 4, "customer_id": 8, "region": "us", "event_time": ago(minutes=3)},
-    ], schema=schema)
+    schema = pa.schema(
+        [  # no field ids, as a file written outside Iceberg
+            pa.field("order_id", pa.int64(), nullable=False),
+            pa.field("customer_id", pa.int64()),
+            pa.field("region", pa.string()),
+            pa.field("event_time", pa.timestamp("us", tz="UTC"), nullable=False),
+        ]
+    )
+    plain = pa.Table.from_pylist(
+        [
+            {"order_id": 3, "customer_id": None, "region": "us", "event_time": ago(minutes=3)},
+            {"order_id": 4, "customer_id": 8, "region": "us", "event_time": ago(minutes=3)},
+        ],
+        schema=schema,
+    )
     path = lake.root / "imported.parquet"
     pq.write_table(plain, path)
     orders.add_files([path.as_uri()])

@@ -6,7 +6,6 @@ import subprocess
 import sys
 
 from click.testing import CliRunner
-
 from tests.conftest import REPO, invoke
 
 

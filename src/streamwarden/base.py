@@ -136,7 +136,7 @@ def _history_version(blob: bytes, shown: str) -> dict[str, Any] | None:
         if len(docs) != 1 or not isinstance(docs[0].data, dict):
             return None
         data = docs[0].data
-        table = data.get("table") if isinstance(data.get("table"), dict) else {}
+        table: dict[str, Any] = data["table"] if isinstance(data.get("table"), dict) else {}
         trimmed = {  # what the compatibility rules read of an earlier version
             "table": {k: table[k] for k in _HISTORY_TABLE_KEYS if k in table},
             "schema_evolution": data.get("schema_evolution") or {},
@@ -240,9 +240,9 @@ def load_trusted(repo: GitRepo, trusted_ref: str, config: Config, policy_dirs: l
     files: list[PolicyFile] = [] if in_repo_builtin else builtin_policy_files()
     for d in dirs:
         builtin = d == builtin_dir
-        rel = repo.relpath(d) if _inside(d, repo.top) else None
-        if rel is None:
+        if not _inside(d, repo.top):
             continue
+        rel = repo.relpath(d)
         trusted_paths = [p for p in repo.ls_files(commit, [rel]) if p.endswith(".rego")]
         blobs = repo.read_blobs([f"{commit}:{p}" for p in trusted_paths])
         for p in trusted_paths:

@@ -105,14 +105,14 @@ def _keyed_list_changes(base: list[Any], head: list[Any], path: str, keys: tuple
             head_by_id.setdefault(("name", item["renamed_from"]), i)
     matched: set[int] = set()
     for j, item in enumerate(base):
-        i = head_by_id.get(_identity(item, keys))
-        if i is None and isinstance(item, dict) and "name" in keys:
-            i = head_by_id.get(("name", item.get("name")))
-        if i is None:
+        found: int | None = head_by_id.get(_identity(item, keys))
+        if found is None and isinstance(item, dict) and "name" in keys:
+            found = head_by_id.get(("name", item.get("name")))
+        if found is None:
             out.append(Change(join_index(path, j), path, "removed", item, None))
             continue
-        matched.add(i)
-        out.extend(changes_between(item, head[i], join_index(path, i)))
+        matched.add(found)
+        out.extend(changes_between(item, head[found], join_index(path, found)))
     for i, item in enumerate(head):
         if i not in matched:
             p = join_index(path, i)
@@ -239,7 +239,7 @@ def review(result: Any) -> list[dict[str, Any]]:
         doc = result.inputs.get(ref.name) or {}
         base = doc.get("base") or {}
         head = doc.get("contract") or {}
-        consumers = [c.get("name") for c in (head.get("metadata") or {}).get("consumers") or [] if isinstance(c, dict)]
+        consumers = _consumer_names(head)
         findings = by_pipeline.get(ref.name, [])
         if base.get("status") == "added":
             out.append(
@@ -276,9 +276,7 @@ def review(result: Any) -> list[dict[str, Any]]:
             name = removed.name or removed.file
             findings = [f for f in by_pipeline.get(name, []) if is_diff_rule(f.rule)]
             old = removed.contract or {}
-            consumers = [
-                c.get("name") for c in (old.get("metadata") or {}).get("consumers") or [] if isinstance(c, dict)
-            ]
+            consumers = _consumer_names(old)
             change = Change("(contract)", "(contract)", "removed", removed.file, None)
             if findings:
                 change.cls, change.rule, change.reason = "breaking", findings[0].rule, findings[0].message
@@ -303,6 +301,11 @@ def _unmatched(changes: list[Change], findings: list[Finding], consumers: list[s
             c.consumers = list(consumers)
         out.append(c)
     return out
+
+
+def _consumer_names(contract: dict[str, Any]) -> list[str]:
+    consumers = (contract.get("metadata") or {}).get("consumers") or []
+    return [str(c["name"]) for c in consumers if isinstance(c, dict) and c.get("name") is not None]
 
 
 def has_breaking(pipelines: list[dict[str, Any]]) -> bool:

@@ -221,7 +221,7 @@ def _repository_findings(
     engine = make_engine(ctx.options.engine, policy_set, **ctx.options.engine_options)
     out: list[Finding] = []
     for removed in ctx.base.removed(head_names):
-        base_doc = {
+        base_doc: dict[str, Any] = {
             "ref": ctx.base.ref,
             "commit": ctx.base.commit,
             "file": removed.file,
@@ -353,8 +353,8 @@ def to_finding(policy_set: PolicySet, package: str, rule_set: str, element: Any,
     severity = element.get("severity") or (desc.severity if desc else SET_SEVERITY.get(rule_set, "error"))
     if severity not in ("error", "warning", "info"):
         severity = SET_SEVERITY.get(rule_set, "error")
-    path = element.get("path") if isinstance(element.get("path"), str) else ""
-    source = element.get("source") if isinstance(element.get("source"), str) else "contract"
+    path: str = element["path"] if isinstance(element.get("path"), str) else ""
+    source: str = element["source"] if isinstance(element.get("source"), str) else "contract"
     if isinstance(element.get("file"), str):
         file: str | None = element["file"]
         line = element.get("line") if isinstance(element.get("line"), int) else None
@@ -362,7 +362,7 @@ def to_finding(policy_set: PolicySet, package: str, rule_set: str, element: Any,
         file = contract.file
         line = contract.line_of(path)
     value = element["value"] if "value" in element else value_at(contract.data, path)
-    evidence = element.get("evidence") if isinstance(element.get("evidence"), dict) else {}
+    evidence: dict[str, Any] = element["evidence"] if isinstance(element.get("evidence"), dict) else {}
     return Finding(
         pipeline=contract.name,
         rule=rule,

@@ -45,10 +45,16 @@ NOW = dt.datetime(2026, 11, 25, 12, 0, tzinfo=dt.timezone.utc)
 NOW_MS = int(NOW.timestamp() * 1000)
 MAX_AGE_MS = 400 * 86_400_000
 CONTRACT = {
-    "table": {"catalog": "lake", "identifier": "sales.orders",
-              "schema": [{"name": "order_id", "required": True}, {"name": "event_time", "required": True}]},
-    "quality": {"freshness": {"column": "event_time", "max_lag": 900_000}, "unique": ["order_id"],
-                "not_null": ["customer_id"]},
+    "table": {
+        "catalog": "lake",
+        "identifier": "sales.orders",
+        "schema": [{"name": "order_id", "required": True}, {"name": "event_time", "required": True}],
+    },
+    "quality": {
+        "freshness": {"column": "event_time", "max_lag": 900_000},
+        "unique": ["order_id"],
+        "not_null": ["customer_id"],
+    },
     "retention": {"data": {"column": "event_time", "max_age": MAX_AGE_MS}},
 }
 
@@ -71,12 +77,15 @@ def batch(table_schema: pa.Schema, first_id: int, n: int, seed: int) -> pa.Table
     # event times spread over the last 300 days, newest rows last
     step_us = 300 * 86_400_000_000 // 12_000_000
     micros = pc.add(pc.multiply(ids, step_us), (NOW_MS - 300 * 86_400_000) * 1000)
-    return pa.Table.from_arrays([
-        ids,
-        pc.add(_random_ints(n, 1_000_000, seed), 1),
-        pc.take(pa.array(["eu", "us", "apac"]), _random_ints(n, 3, seed + 1)),
-        pc.cast(micros, pa.timestamp("us", tz="UTC")),
-    ], schema=table_schema)
+    return pa.Table.from_arrays(
+        [
+            ids,
+            pc.add(_random_ints(n, 1_000_000, seed), 1),
+            pc.take(pa.array(["eu", "us", "apac"]), _random_ints(n, 3, seed + 1)),
+            pc.cast(micros, pa.timestamp("us", tz="UTC")),
+        ],
+        schema=table_schema,
+    )
 
 
 def timed(fn: Callable[[], Any], repeat: int) -> tuple[list[float], Any]:
@@ -127,8 +136,12 @@ def main() -> int:
 
 
 def run(args: argparse.Namespace, root: Path) -> int:
-    report: dict[str, Any] = {"rows": args.rows, "files": args.files, "cpu_count": os.cpu_count(),
-                              "load_average_before": os.getloadavg()}
+    report: dict[str, Any] = {
+        "rows": args.rows,
+        "files": args.files,
+        "cpu_count": os.cpu_count(),
+        "load_average_before": os.getloadavg(),
+    }
     lake = DataLake(root)
     table = lake.create("sales.orders", schema())
     arrow_schema = table.schema().as_arrow()
@@ -146,8 +159,9 @@ def run(args: argparse.Namespace, root: Path) -> int:
     report["spark_parallelism"] = spark.sparkContext.defaultParallelism
 
     def facts(**kw: Any) -> dict[str, Any]:
-        out = spark_data.scan_table(table, CONTRACT, {"master": args.master}, NOW_MS, catalog="lake",
-                                    identifier="sales.orders", **kw)
+        out = spark_data.scan_table(
+            table, CONTRACT, {"master": args.master}, NOW_MS, catalog="lake", identifier="sales.orders", **kw
+        )
         return out
 
     full_t, full = timed(facts, args.repeat)
@@ -166,8 +180,17 @@ def run(args: argparse.Namespace, root: Path) -> int:
     report["incremental_s"] = [round(t, 2) for t in inc_t]
     report["full_scan_after_append_s"] = [round(t, 2) for t in full2_t]
     report["full_scan"] = {k: full["scan"][k] for k in ("rows_read", "rows_live", "bytes_read", "data_files_scanned")}
-    report["incremental"] = {k: inc["scan"][k] for k in ("rows_read", "rows_live", "bytes_read", "data_files_scanned",
-                                                         "data_files_pruned", "old_files_scanned_for")}
+    report["incremental"] = {
+        k: inc["scan"][k]
+        for k in (
+            "rows_read",
+            "rows_live",
+            "bytes_read",
+            "data_files_scanned",
+            "data_files_pruned",
+            "old_files_scanned_for",
+        )
+    }
     best = {k: min(v) for k, v in (("full", full2_t), ("inc", inc_t), ("spark", full_t), ("arrow", arrow_t))}
     report["incremental_vs_full_time"] = round(best["full"] / best["inc"], 1)
     report["incremental_vs_full_rows"] = round(full2["scan"]["rows_read"] / max(1, inc["scan"]["rows_read"]), 1)

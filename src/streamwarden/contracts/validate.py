@@ -163,7 +163,7 @@ def _convert(
     if v == "type":
         expected = err.validator_value
         names = expected if isinstance(expected, list) else [expected]
-        words = " or ".join(_TYPE_WORDS.get(n, n) for n in names)
+        words = " or ".join(_TYPE_WORDS.get(str(n), str(n)) for n in names)
         return [
             InputError(
                 f"must be {words}, not {_describe(inst)} ({_short(inst)})",
@@ -234,5 +234,5 @@ def _short(value: Any) -> str:
 
 
 def _plain(err: ValidationError) -> str:
-    msg = err.message
+    msg = str(err.message)
     return msg if len(msg) <= 200 else msg[:197] + "..."

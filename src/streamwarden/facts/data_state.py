@@ -40,15 +40,28 @@ def last_checked(state: dict[str, Any] | None, key: str) -> int | None:
     return int(value) if isinstance(value, int) else None
 
 
-def save_state(path: Path, state: dict[str, Any], key: str, name: str, snapshot_id: int | None,
-               facts: dict[str, Any], since: int | None, now_ms: int) -> dict[str, Any]:
+def save_state(
+    path: Path,
+    state: dict[str, Any],
+    key: str,
+    name: str,
+    snapshot_id: int | None,
+    facts: dict[str, Any],
+    since: int | None,
+    now_ms: int,
+) -> dict[str, Any]:
     """Advance the table's checked snapshot to ``snapshot_id``, unless the scanned rows held
     duplicates or nulls (then keep ``since``). Returns what was recorded, for the scan facts."""
     dirty = bool((facts.get("unique") or {}).get("duplicate_keys")) or any(
-        (v.get("nulls") or 0) > 0 for v in (facts.get("not_null") or {}).values())
+        (v.get("nulls") or 0) > 0 for v in (facts.get("not_null") or {}).values()
+    )
     advance_to = since if dirty else snapshot_id
-    state.setdefault("tables", {})[key] = {"table": name, "snapshot_id": advance_to,
-                                           "checked_snapshot_id": snapshot_id, "checked_at_ms": now_ms}
+    state.setdefault("tables", {})[key] = {
+        "table": name,
+        "snapshot_id": advance_to,
+        "checked_snapshot_id": snapshot_id,
+        "checked_at_ms": now_ms,
+    }
     state["version"] = STATE_VERSION
     path.parent.mkdir(parents=True, exist_ok=True)
     tmp = path.with_name(path.name + ".tmp")

@@ -42,8 +42,15 @@ class Measures:
 
 
 def empty_result(m: Measures) -> dict[str, Any]:
-    return {"rows": 0, "nulls": dict.fromkeys(m.null_ids, 0), "fresh_max": None, "ret_min": None, "expired": 0,
-            "dup_keys": 0, "dup_rows": 0}
+    return {
+        "rows": 0,
+        "nulls": dict.fromkeys(m.null_ids, 0),
+        "fresh_max": None,
+        "ret_min": None,
+        "expired": 0,
+        "dup_keys": 0,
+        "dup_rows": 0,
+    }
 
 
 def aggregate(live: Any, m: Measures) -> dict[str, Any]:
@@ -104,8 +111,12 @@ def duplicate_samples(live: Any, key_ids: list[int], names: Mapping[int, str]) -
     for k in keys:
         cond = cond & F.col(k).isNotNull()
     rows = (
-        live.groupBy(*keys).agg(F.count(F.lit(1)).alias("_n")).where(cond)
-        .orderBy(F.col("_n").desc(), *keys).limit(MAX_SAMPLES).collect()
+        live.groupBy(*keys)
+        .agg(F.count(F.lit(1)).alias("_n"))
+        .where(cond)
+        .orderBy(F.col("_n").desc(), *keys)
+        .limit(MAX_SAMPLES)
+        .collect()
     )
     return [{"key": {names[fid]: json_value(r[col_name(fid)]) for fid in key_ids}, "count": int(r["_n"])} for r in rows]
 
@@ -129,8 +140,10 @@ def json_value(v: Any) -> Any:
 def iso_ms(ms: int | None) -> str | None:
     if ms is None:
         return None
-    return dt.datetime.fromtimestamp(ms / 1000, tz=dt.timezone.utc).isoformat(timespec="milliseconds").replace(
-        "+00:00", "Z"
+    return (
+        dt.datetime.fromtimestamp(ms / 1000, tz=dt.timezone.utc)
+        .isoformat(timespec="milliseconds")
+        .replace("+00:00", "Z")
     )
 
 
@@ -155,9 +168,7 @@ def _as_int(text: str | None) -> int | None:
         return None
 
 
-def snapshot_window(
-    plan: TablePlan, snapshots: list[Any], counts: Mapping[str, int]
-) -> list[dict[str, Any]]:
+def snapshot_window(plan: TablePlan, snapshots: list[Any], counts: Mapping[str, int]) -> list[dict[str, Any]]:
     """Per snapshot of the window: its summary's added record counts and what the scan counted in
     the files it added. Comparable only when every file it added is still live (a later compaction
     or overwrite removes files, and their rows are no longer there to count)."""
@@ -193,7 +204,8 @@ def snapshot_window(
             item["note"] = (
                 f"{len(data)} of {want_data} data files and {len(dels)} of {want_dels} delete files added by this "
                 "snapshot are still live: rows of removed files cannot be counted"
-                if None not in (want_data, want_dels) else "the snapshot summary holds a count that is not a number"
+                if None not in (want_data, want_dels)
+                else "the snapshot summary holds a count that is not a number"
             )
         out.append(item)
     return out

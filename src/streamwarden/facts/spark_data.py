@@ -48,7 +48,6 @@ DEFAULT_WINDOW = 20  # snapshots compared with their summaries in a full scan
 MAX_INCREMENTAL_WINDOW = 200
 
 
-
 __all__ = ["JAVA_MISSING", "gather_data", "get_spark", "scan_table", "spark_problem", "stop_spark"]
 
 
@@ -65,6 +64,7 @@ def unavailable(error: str) -> dict[str, Any]:
 
 
 # --- the gatherer -------------------------------------------------------------------------------
+
 
 def data_promises(contract: Mapping[str, Any]) -> bool:
     """Does the contract declare anything only a data scan proves (quality, retention.data)?"""
@@ -102,8 +102,17 @@ def gather_data(
         props = catalog_properties(str(catalog_name), (env.get("iceberg") or {}).get("catalogs"), root)
         catalog = open_catalog(str(catalog_name), props)
         table = open_table(catalog, str(catalog_name), str(identifier), props)
-        return scan_table(table, contract, spark_env, now_ms, catalog=str(catalog_name), identifier=str(identifier),
-                          since_snapshot=since_snapshot, state_file=state_file, window=window)
+        return scan_table(
+            table,
+            contract,
+            spark_env,
+            now_ms,
+            catalog=str(catalog_name),
+            identifier=str(identifier),
+            since_snapshot=since_snapshot,
+            state_file=state_file,
+            window=window,
+        )
     except (IcebergFactsError, DataFactsError, DataStateError) as exc:
         return unavailable(str(exc))
     except Exception as exc:  # Spark or storage failure: a gap, never a traceback
@@ -128,16 +137,26 @@ def scan_table(
     ret = (contract.get("retention") or {}).get("data") or {}
     schema = table.schema()
     names = {f.name: f.field_id for f in schema.fields}
-    wanted_names = [*(quality.get("unique") or []), *_not_null_columns(contract),
-                    (quality.get("freshness") or {}).get("column"), ret.get("column")]
+    wanted_names = [
+        *(quality.get("unique") or []),
+        *_not_null_columns(contract),
+        (quality.get("freshness") or {}).get("column"),
+        ret.get("column"),
+    ]
     plan = plan_table(table, [names[n] for n in wanted_names if n in names])
     if plan.unsupported:
         raise DataFactsError("; ".join(plan.unsupported[:3]))
     facts: dict[str, Any] = {
-        "available": True, "configured": True, "catalog": catalog, "table": identifier,
-        "table_uuid": str(table.metadata.table_uuid), "snapshot_id": plan.snapshot_id,
-        "sequence_number": plan.sequence_number, "snapshot_timestamp_ms": plan.timestamp_ms,
-        "schema_id": plan.schema_id, "format_version": plan.format_version,
+        "available": True,
+        "configured": True,
+        "catalog": catalog,
+        "table": identifier,
+        "table_uuid": str(table.metadata.table_uuid),
+        "snapshot_id": plan.snapshot_id,
+        "sequence_number": plan.sequence_number,
+        "snapshot_timestamp_ms": plan.timestamp_ms,
+        "schema_id": plan.schema_id,
+        "format_version": plan.format_version,
     }
     m = Measures()
     facts["freshness"] = _time_column(plan, quality.get("freshness"), m, "fresh", now_ms)
@@ -177,22 +196,26 @@ def scan_table(
             frame = live_rows(spark, scope, m.key_ids, plan.types, deletes, mapping)
         facts["unique"]["samples"] = duplicate_samples(frame, m.key_ids, names)
     _finish(facts, plan, m, result, unscanned)
-    scan.update({
-        "delete_files": len(plan.delete_files), "delete_files_applied": len(deletes),
-        "position_delete_files": sum(1 for d in deletes if d.kind == "position"),
-        "equality_delete_files": sum(1 for d in deletes if d.kind == "equality"),
-        "rows_read": sum(counts.get(f.path, 0) for f in scope) if read_mode != "catalog" else None,
-        "rows_live": result["rows"],
-        "bytes_read": sum(f.size for f in scope) + sum(d.size for d in deletes),
-    })
+    scan.update(
+        {
+            "delete_files": len(plan.delete_files),
+            "delete_files_applied": len(deletes),
+            "position_delete_files": sum(1 for d in deletes if d.kind == "position"),
+            "equality_delete_files": sum(1 for d in deletes if d.kind == "equality"),
+            "rows_read": sum(counts.get(f.path, 0) for f in scope) if read_mode != "catalog" else None,
+            "rows_live": result["rows"],
+            "bytes_read": sum(f.size for f in scope) + sum(d.size for d in deletes),
+        }
+    )
     scan["rows_deleted"] = None if scan["rows_read"] is None else scan["rows_read"] - result["rows"]
     facts["snapshots"] = snapshot_window(plan, window_snaps, counts) if read_mode != "catalog" else []
     n_bad, bad = record_count_mismatches(scope, counts) if counts else (0, [])
     facts["record_count_mismatches"] = {"count": n_bad, "files": bad}
     if state_file is not None and state is not None:
         held = since if scan["mode"] == "incremental" else None  # a failed fallback starts over in full
-        scan["state"] = save_state(state_file, state, key, f"{catalog}.{identifier}", plan.snapshot_id, facts,
-                                   held, now_ms)
+        scan["state"] = save_state(
+            state_file, state, key, f"{catalog}.{identifier}", plan.snapshot_id, facts, held, now_ms
+        )
     scan["elapsed_ms"] = int((time.perf_counter() - started) * 1000)
     facts["scan"] = scan
     return facts
@@ -213,8 +236,12 @@ def _time_column(
         return None
     name = str(spec["column"])
     info = plan.field_by_name(name)
-    out: dict[str, Any] = {"column": name, "field_id": info.field_id if info else None,
-                           "type": info.type if info else None, "missing": info is None}
+    out: dict[str, Any] = {
+        "column": name,
+        "field_id": info.field_id if info else None,
+        "type": info.type if info else None,
+        "missing": info is None,
+    }
     if info is None:
         return out
     if info.type not in TIME_TYPES:
@@ -244,40 +271,52 @@ def _keys_and_nulls(
     for name in _not_null_columns(contract):
         info = plan.field_by_name(name)
         declared = (["quality.not_null"] if name in in_quality else []) + (
-            ["table.schema"] if name in _required_names(contract) else [])
-        nulls[name] = {"field_id": info.field_id if info else None, "missing": info is None, "nulls": None,
-                       "declared_in": declared}
+            ["table.schema"] if name in _required_names(contract) else []
+        )
+        nulls[name] = {
+            "field_id": info.field_id if info else None,
+            "missing": info is None,
+            "nulls": None,
+            "declared_in": declared,
+        }
         if info is not None:
             m.null_ids.append(info.field_id)
     return unique, nulls
 
 
 def _required_names(contract: Mapping[str, Any]) -> set[str]:
-    return {str(f.get("name")) for f in (contract.get("table") or {}).get("schema") or []
-            if isinstance(f, Mapping) and f.get("required") is True}
+    return {
+        str(f.get("name"))
+        for f in (contract.get("table") or {}).get("schema") or []
+        if isinstance(f, Mapping) and f.get("required") is True
+    }
 
 
 def _scope(
     plan: TablePlan, m: Measures, since: int | None, read_mode: str, window: int
 ) -> tuple[list[DataFileInfo], list[DataFileInfo], list[Any], dict[str, Any]]:
     """Files to scan, old files left to their metrics, the snapshot window, and the scan facts."""
-    scan: dict[str, Any] = {"mode": "full", "since_snapshot_id": None, "note": None,
-                            "data_files": len(plan.data_files)}
+    scan: dict[str, Any] = {"mode": "full", "since_snapshot_id": None, "note": None, "data_files": len(plan.data_files)}
     after = snapshots_after(plan, since) if since is not None else None
     if since is not None and read_mode == "catalog":
         scan["note"] = "incremental checks need spark.read: files; the table was scanned in full"
     elif since is not None and after is None:
-        scan["note"] = (f"snapshot {since} is not an ancestor of the current snapshot (expired, rolled back or "
-                        "on another branch): the table was scanned in full")
+        scan["note"] = (
+            f"snapshot {since} is not an ancestor of the current snapshot (expired, rolled back or "
+            "on another branch): the table was scanned in full"
+        )
     if since is None or after is None or read_mode == "catalog":
         scan.update({"data_files_scanned": len(plan.data_files), "data_files_new": None, "data_files_pruned": 0})
         return plan.data_files, [], plan.ancestry[:window], scan
     new_ids = {s.snapshot_id for s in after}
     new = [f for f in plan.data_files if f.snapshot_id in new_ids]
     old = [f for f in plan.data_files if f.snapshot_id not in new_ids]
-    pruning = Pruning(key_ids=m.key_ids, null_ids=m.null_ids,
-                      retention=(m.retention[0], m.retention[2]) if m.retention else None,
-                      freshness_id=m.fresh[0] if m.fresh else None)
+    pruning = Pruning(
+        key_ids=m.key_ids,
+        null_ids=m.null_ids,
+        retention=(m.retention[0], m.retention[2]) if m.retention else None,
+        freshness_id=m.fresh[0] if m.fresh else None,
+    )
     reasons = old_candidates(plan, new, old, pruning)
     scope = new + [f for f in old if f.index in reasons]
     unscanned = [f for f in old if f.index not in reasons]
@@ -285,9 +324,17 @@ def _scope(
     for rs in reasons.values():
         for r in rs:
             why[r] = why.get(r, 0) + 1
-    scan.update({"mode": "incremental", "since_snapshot_id": since, "new_snapshots": len(after),
-                 "data_files_scanned": len(scope), "data_files_new": len(new), "data_files_pruned": len(unscanned),
-                 "old_files_scanned_for": why})
+    scan.update(
+        {
+            "mode": "incremental",
+            "since_snapshot_id": since,
+            "new_snapshots": len(after),
+            "data_files_scanned": len(scope),
+            "data_files_new": len(new),
+            "data_files_pruned": len(unscanned),
+            "old_files_scanned_for": why,
+        }
+    )
     return scope, unscanned, after[:MAX_INCREMENTAL_WINDOW], scan
 
 
@@ -306,8 +353,9 @@ def _read_files(
     return counts, mapping, aggregate(live, m)
 
 
-def _catalog_frame(spark: Any, spark_env: Mapping[str, Any], plan: TablePlan, m: Measures, catalog: str,
-                   identifier: str) -> Any:
+def _catalog_frame(
+    spark: Any, spark_env: Mapping[str, Any], plan: TablePlan, m: Measures, catalog: str, identifier: str
+) -> Any:
     from pyspark.sql import functions as F
 
     from streamwarden.iceberg.deletes import col_name
@@ -320,8 +368,9 @@ def _catalog_frame(spark: Any, spark_env: Mapping[str, Any], plan: TablePlan, m:
     return df.select(*[F.col(f"`{plan.fields[fid].name}`").alias(col_name(fid)) for fid in m.read_ids()])
 
 
-def _read_catalog(spark: Any, spark_env: Mapping[str, Any], plan: TablePlan, m: Measures, catalog: str,
-                  identifier: str) -> dict[str, Any]:
+def _read_catalog(
+    spark: Any, spark_env: Mapping[str, Any], plan: TablePlan, m: Measures, catalog: str, identifier: str
+) -> dict[str, Any]:
     if plan.snapshot_id is None:
         return empty_result(m)
     name = str(spark_env.get("catalog") or catalog)
@@ -336,8 +385,9 @@ def _read_catalog(spark: Any, spark_env: Mapping[str, Any], plan: TablePlan, m: 
     return aggregate(frame, m)
 
 
-def _finish(facts: dict[str, Any], plan: TablePlan, m: Measures, result: dict[str, Any],
-            unscanned: list[DataFileInfo]) -> None:
+def _finish(
+    facts: dict[str, Any], plan: TablePlan, m: Measures, result: dict[str, Any], unscanned: list[DataFileInfo]
+) -> None:
     fresh, ret, unique = facts["freshness"], facts["retention"], facts["unique"]
     if fresh is not None and m.fresh:
         meta = metadata_max_ms(plan, unscanned, m.fresh[0]) if unscanned else None
@@ -346,8 +396,14 @@ def _finish(facts: dict[str, Any], plan: TablePlan, m: Measures, result: dict[st
     if ret is not None and m.retention:
         meta = metadata_min_ms(plan, unscanned, m.retention[0]) if unscanned else None
         low = min((v for v in (result["ret_min"], meta) if v is not None), default=None)
-        ret.update({"min_ms": low, "min": iso_ms(low), "expired_rows": result["expired"],
-                    "source": "scan+metadata" if unscanned else "scan"})
+        ret.update(
+            {
+                "min_ms": low,
+                "min": iso_ms(low),
+                "expired_rows": result["expired"],
+                "source": "scan+metadata" if unscanned else "scan",
+            }
+        )
     if unique is not None and m.key_ids:
         unique["duplicate_keys"], unique["duplicate_rows"] = result["dup_keys"], result["dup_rows"]
     for info in facts["not_null"].values():
@@ -356,8 +412,14 @@ def _finish(facts: dict[str, Any], plan: TablePlan, m: Measures, result: dict[st
 
 
 def _engine(spark: Any, spark_env: Mapping[str, Any], read_mode: str) -> dict[str, Any]:
-    out: dict[str, Any] = {"name": "spark", "version": spark.version, "read": read_mode,
-                           "remote": bool(spark_env.get("remote")), "master": None, "parallelism": None}
+    out: dict[str, Any] = {
+        "name": "spark",
+        "version": spark.version,
+        "read": read_mode,
+        "remote": bool(spark_env.get("remote")),
+        "master": None,
+        "parallelism": None,
+    }
     if not out["remote"]:
         try:
             out["master"] = spark.sparkContext.master

@@ -30,8 +30,10 @@ def spark_problem(spark_env: Mapping[str, Any] | None) -> str | None:
         needed = {"grpc": "grpcio", "pandas": "pandas", "google": "protobuf"}
         missing = [pkg for mod, pkg in needed.items() if importlib.util.find_spec(mod) is None]
         if missing:
-            return (f"spark.remote needs the Spark Connect client libraries ({', '.join(missing)} missing): "
-                    "pip install 'pyspark[connect]==4.3.0'")
+            return (
+                f"spark.remote needs the Spark Connect client libraries ({', '.join(missing)} missing): "
+                "pip install 'pyspark[connect]==4.3.0'"
+            )
         return None
     home = os.environ.get("JAVA_HOME")
     if home:
@@ -87,5 +89,3 @@ def stop_spark() -> None:
 
 def _conf_value(v: Any) -> str:
     return "true" if v is True else "false" if v is False else str(v)
-
-

@@ -98,8 +98,9 @@ def read_files(spark: SparkSession, files: list[DataFileInfo], ids: list[int], t
                 cols.append(F.col(f"`{names[fid]}`").alias(col_name(fid)))
             else:  # a name-mapped file without this column reads as null
                 cols.append(F.lit(None).cast(spark_type(types[fid])).alias(col_name(fid)))
-        frames.append(df.select(*cols, F.col("_metadata.file_path").alias("_path"),
-                                F.col("_metadata.row_index").alias("_pos")))
+        frames.append(
+            df.select(*cols, F.col("_metadata.file_path").alias("_path"), F.col("_metadata.row_index").alias("_pos"))
+        )
     out = frames[0]
     for more in frames[1:]:
         out = out.unionByName(more)
@@ -119,7 +120,7 @@ def normalize_path(path: str) -> str:
     """One spelling for a file path: ``file:///x``, ``file:/x`` and ``/x`` are the same local file."""
     p = unquote(path)
     if p.startswith("file:"):
-        p = "/" + p[len("file:"):].lstrip("/")
+        p = "/" + p[len("file:") :].lstrip("/")
     return p
 
 
@@ -183,12 +184,16 @@ def _delete_meta(spark: SparkSession, deletes: list[DeleteFileInfo], spark_paths
 def _position_deletes(
     spark: SparkSession, files: list[DataFileInfo], deletes: list[DeleteFileInfo], spark_paths: dict[str, str]
 ) -> DataFrame:
-    schema = T.StructType([
-        T.StructField("file_path", T.StringType(), True, {FIELD_ID_KEY: POSITION_FILE_PATH_ID}),
-        T.StructField("pos", T.LongType(), True, {FIELD_ID_KEY: POSITION_POS_ID}),
-    ])
-    raw = spark.read.schema(schema).parquet(*[d.path for d in deletes]).select(
-        "file_path", "pos", F.col("_metadata.file_path").alias("_dpath")
+    schema = T.StructType(
+        [
+            T.StructField("file_path", T.StringType(), True, {FIELD_ID_KEY: POSITION_FILE_PATH_ID}),
+            T.StructField("pos", T.LongType(), True, {FIELD_ID_KEY: POSITION_POS_ID}),
+        ]
+    )
+    raw = (
+        spark.read.schema(schema)
+        .parquet(*[d.path for d in deletes])
+        .select("file_path", "pos", F.col("_metadata.file_path").alias("_dpath"))
     )
     targets = spark.createDataFrame(
         [(f.path, f.index, f.data_seq) for f in files], "file_path string, _file int, _dseq long"
@@ -212,7 +217,8 @@ def _apply_equality(
 ) -> DataFrame:
     schema = _schema(eq, types, None)
     dels = (
-        spark.read.schema(schema).parquet(*[d.path for d in deletes])
+        spark.read.schema(schema)
+        .parquet(*[d.path for d in deletes])
         .select(*[F.col(col_name(fid)).alias(f"d{fid}") for fid in eq], F.col("_metadata.file_path").alias("_dpath"))
         .join(F.broadcast(_delete_meta(spark, deletes, spark_paths)), on="_dpath")
         .drop("_dpath")

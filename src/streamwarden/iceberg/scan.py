@@ -128,8 +128,16 @@ def plan_table(table: Any, bound_ids: Iterable[int] = ()) -> TablePlan:
                 if fmt != "PARQUET":
                     plan.unsupported.append(f"data file {df.file_path} is {fmt}: only Parquet data files are read")
                     continue
-                info = DataFileInfo(len(plan.data_files), df.file_path, seq, entry.snapshot_id, spec_id, key,
-                                    int(df.record_count), int(df.file_size_in_bytes))
+                info = DataFileInfo(
+                    len(plan.data_files),
+                    df.file_path,
+                    seq,
+                    entry.snapshot_id,
+                    spec_id,
+                    key,
+                    int(df.record_count),
+                    int(df.file_size_in_bytes),
+                )
                 _decode_metrics(info, df, wanted, iceberg_types)
                 plan.data_files.append(info)
             elif fmt != "PARQUET":
@@ -137,11 +145,19 @@ def plan_table(table: Any, bound_ids: Iterable[int] = ()) -> TablePlan:
             else:
                 is_eq = df.content == DataFileContent.EQUALITY_DELETES
                 unpartitioned = specs[spec_id].is_unpartitioned()
-                plan.delete_files.append(DeleteFileInfo(
-                    df.file_path, "equality" if is_eq else "position", seq, entry.snapshot_id, spec_id,
-                    None if (is_eq and unpartitioned) else key, int(df.record_count), int(df.file_size_in_bytes),
-                    tuple(df.equality_ids or ()) if is_eq else (),
-                ))
+                plan.delete_files.append(
+                    DeleteFileInfo(
+                        df.file_path,
+                        "equality" if is_eq else "position",
+                        seq,
+                        entry.snapshot_id,
+                        spec_id,
+                        None if (is_eq and unpartitioned) else key,
+                        int(df.record_count),
+                        int(df.file_size_in_bytes),
+                        tuple(df.equality_ids or ()) if is_eq else (),
+                    )
+                )
     mapping = md.name_mapping()
     if mapping is not None:
         plan.name_mapping = {m.field_id: list(m.names) for m in mapping if m.field_id is not None}
