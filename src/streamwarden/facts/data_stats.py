@@ -14,7 +14,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from streamwarden.iceberg.scan import DataFileInfo, DeleteFileInfo, TablePlan
+from streamwarden.iceberg.scan import TIME_TYPES, DataFileInfo, DeleteFileInfo, TablePlan
 
 MAX_SAMPLES = 10
 MAX_MISMATCHES = 10
@@ -40,6 +40,82 @@ class Measures:
             ids.append(self.retention[0])
         return list(dict.fromkeys(ids))
 
+
+# --- what to measure, from the contract ------------------------------------------------------
+
+def not_null_columns(contract: Mapping[str, Any]) -> list[str]:
+    declared = list((contract.get("quality") or {}).get("not_null") or [])
+    for f in (contract.get("table") or {}).get("schema") or []:
+        if isinstance(f, Mapping) and f.get("required") is True and isinstance(f.get("name"), str):
+            declared.append(f["name"])
+    return list(dict.fromkeys(declared))
+
+
+def time_column(
+    plan: TablePlan, spec: Mapping[str, Any] | None, m: Measures, kind: str, now_ms: int
+) -> dict[str, Any] | None:
+    if not spec or not spec.get("column"):
+        return None
+    name = str(spec["column"])
+    info = plan.field_by_name(name)
+    out: dict[str, Any] = {
+        "column": name,
+        "field_id": info.field_id if info else None,
+        "type": info.type if info else None,
+        "missing": info is None,
+    }
+    if info is None:
+        return out
+    if info.type not in TIME_TYPES:
+        out["error"] = f"column {name} is {info.type}: use timestamptz, timestamp, date or an epoch-millisecond long"
+        return out
+    if kind == "fresh":
+        m.fresh = (info.field_id, info.type)
+    else:
+        cutoff = now_ms - int(spec.get("max_age") or 0)
+        out["cutoff_ms"], out["cutoff"] = cutoff, iso_ms(cutoff)
+        m.retention = (info.field_id, info.type, cutoff)
+    return out
+
+
+def keys_and_nulls(
+    plan: TablePlan, quality: Mapping[str, Any], contract: Mapping[str, Any], m: Measures
+) -> tuple[dict[str, Any] | None, dict[str, Any]]:
+    unique = None
+    if quality.get("unique"):
+        cols = [str(c) for c in quality["unique"]]
+        missing = [c for c in cols if plan.field_by_name(c) is None]
+        unique = {"columns": cols, "missing": missing, "duplicate_keys": None, "duplicate_rows": None, "samples": []}
+        if not missing:
+            m.key_ids = [plan.field_by_name(c).field_id for c in cols]  # type: ignore[union-attr]
+    in_quality = {str(c) for c in quality.get("not_null") or []}
+    nulls: dict[str, Any] = {}
+    for name in not_null_columns(contract):
+        info = plan.field_by_name(name)
+        declared = (["quality.not_null"] if name in in_quality else []) + (
+            ["table.schema"] if name in _required_names(contract) else []
+        )
+        nulls[name] = {
+            "field_id": info.field_id if info else None,
+            "missing": info is None,
+            "nulls": None,
+            "declared_in": declared,
+        }
+        if info is not None:
+            m.null_ids.append(info.field_id)
+    return unique, nulls
+
+
+def _required_names(contract: Mapping[str, Any]) -> set[str]:
+    return {
+        str(f.get("name"))
+        for f in (contract.get("table") or {}).get("schema") or []
+        if isinstance(f, Mapping) and f.get("required") is True
+    }
+
+
+
+# --- measuring ---------------------------------------------------------------------------------
 
 def empty_result(m: Measures) -> dict[str, Any]:
     return {

@@ -25,13 +25,15 @@ from streamwarden.facts.data_stats import (
     duplicate_samples,
     empty_result,
     iso_ms,
+    keys_and_nulls,
+    not_null_columns,
     record_count_mismatches,
     snapshot_window,
+    time_column,
 )
 from streamwarden.facts.spark_session import JAVA_MISSING, get_spark, spark_problem, stop_spark
 from streamwarden.iceberg.catalog import IcebergFactsError, catalog_properties, describe, open_catalog, open_table
 from streamwarden.iceberg.scan import (
-    TIME_TYPES,
     DataFileInfo,
     Pruning,
     TablePlan,
@@ -139,7 +141,7 @@ def scan_table(
     names = {f.name: f.field_id for f in schema.fields}
     wanted_names = [
         *(quality.get("unique") or []),
-        *_not_null_columns(contract),
+        *not_null_columns(contract),
         (quality.get("freshness") or {}).get("column"),
         ret.get("column"),
     ]
@@ -159,9 +161,9 @@ def scan_table(
         "format_version": plan.format_version,
     }
     m = Measures()
-    facts["freshness"] = _time_column(plan, quality.get("freshness"), m, "fresh", now_ms)
-    facts["retention"] = _time_column(plan, ret or None, m, "retention", now_ms)
-    facts["unique"], facts["not_null"] = _keys_and_nulls(plan, quality, contract, m)
+    facts["freshness"] = time_column(plan, quality.get("freshness"), m, "fresh", now_ms)
+    facts["retention"] = time_column(plan, ret or None, m, "retention", now_ms)
+    facts["unique"], facts["not_null"] = keys_and_nulls(plan, quality, contract, m)
 
     key = str(table.metadata.table_uuid)
     state = load_state(state_file) if state_file is not None else None
@@ -219,77 +221,6 @@ def scan_table(
     scan["elapsed_ms"] = int((time.perf_counter() - started) * 1000)
     facts["scan"] = scan
     return facts
-
-
-def _not_null_columns(contract: Mapping[str, Any]) -> list[str]:
-    declared = list((contract.get("quality") or {}).get("not_null") or [])
-    for f in (contract.get("table") or {}).get("schema") or []:
-        if isinstance(f, Mapping) and f.get("required") is True and isinstance(f.get("name"), str):
-            declared.append(f["name"])
-    return list(dict.fromkeys(declared))
-
-
-def _time_column(
-    plan: TablePlan, spec: Mapping[str, Any] | None, m: Measures, kind: str, now_ms: int
-) -> dict[str, Any] | None:
-    if not spec or not spec.get("column"):
-        return None
-    name = str(spec["column"])
-    info = plan.field_by_name(name)
-    out: dict[str, Any] = {
-        "column": name,
-        "field_id": info.field_id if info else None,
-        "type": info.type if info else None,
-        "missing": info is None,
-    }
-    if info is None:
-        return out
-    if info.type not in TIME_TYPES:
-        out["error"] = f"column {name} is {info.type}: use timestamptz, timestamp, date or an epoch-millisecond long"
-        return out
-    if kind == "fresh":
-        m.fresh = (info.field_id, info.type)
-    else:
-        cutoff = now_ms - int(spec.get("max_age") or 0)
-        out["cutoff_ms"], out["cutoff"] = cutoff, iso_ms(cutoff)
-        m.retention = (info.field_id, info.type, cutoff)
-    return out
-
-
-def _keys_and_nulls(
-    plan: TablePlan, quality: Mapping[str, Any], contract: Mapping[str, Any], m: Measures
-) -> tuple[dict[str, Any] | None, dict[str, Any]]:
-    unique = None
-    if quality.get("unique"):
-        cols = [str(c) for c in quality["unique"]]
-        missing = [c for c in cols if plan.field_by_name(c) is None]
-        unique = {"columns": cols, "missing": missing, "duplicate_keys": None, "duplicate_rows": None, "samples": []}
-        if not missing:
-            m.key_ids = [plan.field_by_name(c).field_id for c in cols]  # type: ignore[union-attr]
-    in_quality = {str(c) for c in quality.get("not_null") or []}
-    nulls: dict[str, Any] = {}
-    for name in _not_null_columns(contract):
-        info = plan.field_by_name(name)
-        declared = (["quality.not_null"] if name in in_quality else []) + (
-            ["table.schema"] if name in _required_names(contract) else []
-        )
-        nulls[name] = {
-            "field_id": info.field_id if info else None,
-            "missing": info is None,
-            "nulls": None,
-            "declared_in": declared,
-        }
-        if info is not None:
-            m.null_ids.append(info.field_id)
-    return unique, nulls
-
-
-def _required_names(contract: Mapping[str, Any]) -> set[str]:
-    return {
-        str(f.get("name"))
-        for f in (contract.get("table") or {}).get("schema") or []
-        if isinstance(f, Mapping) and f.get("required") is True
-    }
 
 
 def _scope(

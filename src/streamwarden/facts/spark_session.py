@@ -66,7 +66,6 @@ def get_spark(spark_env: Mapping[str, Any] | None = None) -> Any:
         master = str(env.get("master") or "local[*]")
         if master.startswith("local"):
             os.environ.setdefault("SPARK_LOCAL_IP", "127.0.0.1")
-            conf.setdefault("spark.sql.shuffle.partitions", str(max(4, 2 * (os.cpu_count() or 1))))
         builder = builder.master(master)
         conf.setdefault("spark.ui.enabled", "false")
         conf.setdefault("spark.ui.showConsoleProgress", "false")
