@@ -157,25 +157,28 @@ class FakeFlink:
             route = self.routes.get(path, default)
             if isinstance(route, list):
                 route = route.pop(0) if len(route) > 1 else route[0]
+        # In flight = from the request's arrival until its answer starts: the count drops
+        # before the first byte goes out, or a client that already has its answer could send
+        # its next request before this thread counts down, and the bound would read one high.
         try:
             if self.delay_s:
                 time.sleep(self.delay_s)
-            if callable(route):
-                route(h)
-                return
-            status, body, *rest = route
-            headers = rest[0] if rest else {}
-            raw = body if isinstance(body, bytes) else json.dumps(body).encode()
-            h.send_response(status)
-            h.send_header("Content-Type", headers.pop("Content-Type", "application/json; charset=UTF-8"))
-            h.send_header("Content-Length", str(len(raw)))
-            for k, v in headers.items():
-                h.send_header(k, v)
-            h.end_headers()
-            h.wfile.write(raw)
         finally:
             with self.lock:
                 self.inflight -= 1
+        if callable(route):
+            route(h)
+            return
+        status, body, *rest = route
+        headers = rest[0] if rest else {}
+        raw = body if isinstance(body, bytes) else json.dumps(body).encode()
+        h.send_response(status)
+        h.send_header("Content-Type", headers.pop("Content-Type", "application/json; charset=UTF-8"))
+        h.send_header("Content-Length", str(len(raw)))
+        for k, v in headers.items():
+            h.send_header(k, v)
+        h.end_headers()
+        h.wfile.write(raw)
 
 
 @contextmanager
