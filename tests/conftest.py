@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import textwrap
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -12,6 +13,10 @@ from click.testing import CliRunner, Result
 from streamwarden.cli import main
 
 REPO = Path(__file__).resolve().parent.parent
+
+# Every evaluation in the suite also runs on the full policy pack and fails if leaving out the
+# files marked `# streamwarden:requires` changed a result (engine/regorus_engine.py).
+os.environ.setdefault("STREAMWARDEN_VERIFY_SELECTION", "1")
 NOW = "2026-11-25T12:00:00Z"
 
 # A contract that every contract-only rule accepts. Tests derive broken variants from it.

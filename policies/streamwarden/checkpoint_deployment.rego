@@ -4,6 +4,7 @@
 # Every finding has source "deployment", the Flink 2.x key as path, and the file and line that
 # set the value, or, where the repository leaves the key unset (Flink's default applies), the
 # place that should set it.
+# streamwarden:requires facts.deployment
 package streamwarden.checkpoint
 
 import rego.v1

@@ -4,6 +4,7 @@
 # messages name both values and where each came from. Time comes from the cluster clock seen
 # when the facts were read (facts.flink.job.now), else input.now_ms.
 # SW-CKPT-003's METADATA lives with its repository side (checkpoint_deployment.rego).
+# streamwarden:requires facts.flink
 package streamwarden.checkpoint
 
 import rego.v1

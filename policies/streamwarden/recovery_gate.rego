@@ -2,6 +2,7 @@
 # checkpoint to restore) and facts.savepoint.table (the table as of that checkpoint: the matching
 # snapshot, the replay window, the sink's idempotence, a named rollback target). Evaluated in
 # `gate` and `evidence`; SW-REC-001/004/005 live in recovery.rego.
+# streamwarden:requires facts.savepoint mode.gate
 package streamwarden.recovery
 
 import rego.v1

@@ -1,5 +1,6 @@
 # A pipeline whose contract a pull request deletes. Evaluated once per removed contract with
 # input.contract null and input.base.contract the deleted contract (see run.py).
+# streamwarden:requires base
 package streamwarden.removal
 
 import rego.v1

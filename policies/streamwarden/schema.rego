@@ -28,6 +28,7 @@
 # renamed_from, and each distinct earlier schema is paired once, so a transitive check costs at
 # most fields x distinct versions (200 versions of 31 fields, all distinct: ~0.6 s CPU on
 # regorus and on OPA; with ~30 distinct schemas: ~0.15 s), never fields^2 x versions.
+# streamwarden:requires base
 package streamwarden.schema
 
 import rego.v1

@@ -4,6 +4,7 @@
 # Every rule here is silent unless input.base is an object whose status is "present" (or
 # absent) and whose contract is an object: no --base, a contract added by the pull request
 # (status "added") and an unparseable base say nothing here.
+# streamwarden:requires base
 package streamwarden.state
 
 import rego.v1

@@ -1,5 +1,6 @@
 # State contract (SW-STATE): the live side, read from the Flink REST facts
 # (input.facts.flink, documented in docs/facts-flink.md). Sizes are bytes on both sides.
+# streamwarden:requires facts.flink
 package streamwarden.state
 
 import rego.v1

@@ -3,6 +3,7 @@
 # operator id, the uid/name recorded in the metadata (v5+), parallelism, max parallelism, whether
 # the operator holds state as Flink defines it, and the declared uid that hashes to its id
 # ("matched") or, when none does, the closest declared uid ("closest", "candidates").
+# streamwarden:requires facts.savepoint
 package streamwarden.state
 
 import rego.v1

@@ -1,6 +1,7 @@
 # Table contract (SW-TABLE): commit lineage and freshness on the live table (facts.iceberg.snapshots,
 # facts.iceberg.lineage, facts.iceberg.files; docs/facts-iceberg.md). Findings have "source":
 # "iceberg"; helpers (_ice, _ice_finding, _ice_name) live in table_iceberg.rego, same package.
+# streamwarden:requires facts.iceberg
 package streamwarden.table
 
 import rego.v1

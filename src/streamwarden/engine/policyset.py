@@ -28,6 +28,8 @@ _SET_HEAD = re.compile(r"^(deny|warn|info)\b", re.MULTILINE)
 _TEST_HEAD = re.compile(r"^(test_\w+)\b", re.MULTILINE)
 _RULE_HEAD = re.compile(r"^([A-Za-z_]\w*)")
 _RULE_ID_LITERAL = re.compile(r"\"rule\"\s*:\s*\"([A-Z][A-Z0-9]*(?:-[A-Z0-9]+)+)\"")
+_REQUIRES = re.compile(r"^[ \t]*#[ \t]*streamwarden:requires\b(.*)$", re.MULTILINE)
+_CONDITION = re.compile(r"^(facts\.[a-z][a-z0-9_]*|base|mode\.[a-z][a-z0-9_]*)$")
 
 
 @dataclass
@@ -67,6 +69,9 @@ class PolicyFile:
     is_test: bool
     rule_sets: list[str] = field(default_factory=list)
     tests: list[str] = field(default_factory=list)
+    # `# streamwarden:requires COND...`: the file can only produce findings when one of the
+    # conditions holds for the input (see ``condition_holds``); empty means always evaluated.
+    requires: tuple[str, ...] = ()
 
 
 @dataclass
@@ -87,11 +92,58 @@ class PolicySet:
                 seen[(f.package, s)] = None
         return list(seen)
 
+    def files_for(self, input_doc: dict[str, Any]) -> list[PolicyFile]:
+        """The runtime files that can fire on ``input_doc``: a file whose ``requires`` conditions
+        all fail is left out (a static check skips the live, diff and gate rules)."""
+        return [
+            f for f in self.runtime_files if not f.requires or any(condition_holds(c, input_doc) for c in f.requires)
+        ]
+
     def package_files(self, package: str) -> list[str]:
         return [f.display for f in self.files if f.package == package and not f.is_test]
 
     def is_custom_package(self, package: str) -> bool:
         return any(not f.builtin for f in self.files if f.package == package)
+
+
+def condition_holds(condition: str, input_doc: dict[str, Any]) -> bool:
+    """``facts.NAME``: that fact source is in play (configured, or available anyway);
+    ``base``: the input has a base-branch document; ``mode.NAME``: the run's mode is NAME."""
+    kind, _, name = condition.partition(".")
+    if kind == "base":
+        return isinstance(input_doc.get("base"), dict)
+    if kind == "mode":
+        return input_doc.get("mode") == name
+    facts = input_doc.get("facts")
+    source = facts.get(name) if isinstance(facts, dict) else None
+    if not isinstance(source, dict):
+        return False
+    return source.get("configured") is not False or source.get("available") is True
+
+
+def parse_requires(source: str, display: str) -> tuple[str, ...]:
+    """The conditions of every ``# streamwarden:requires`` line of a policy file."""
+    out: list[str] = []
+    for m in _REQUIRES.finditer(source):
+        words = m.group(1).split()
+        line = source[: m.start()].count("\n") + 1
+        if not words:
+            raise PolicyError(
+                "`streamwarden:requires` names no condition",
+                file=display,
+                line=line,
+                hint="e.g. `# streamwarden:requires facts.flink` or `# streamwarden:requires base`",
+            )
+        for w in words:
+            if not _CONDITION.match(w):
+                raise PolicyError(
+                    f"unknown condition {w!r} in `streamwarden:requires`",
+                    file=display,
+                    line=line,
+                    hint="conditions are facts.SOURCE (e.g. facts.iceberg), base, or mode.NAME (e.g. mode.gate)",
+                )
+            out.append(w)
+    return tuple(dict.fromkeys(out))
 
 
 def parse_metadata(source: str, display: str) -> list[tuple[dict[str, Any], str, int]]:
@@ -157,6 +209,7 @@ def parse_policy(source: str, display: str, builtin: bool, path: Path | None = N
         is_test=is_test,
         rule_sets=sorted(set(_SET_HEAD.findall(source))) if not is_test else [],
         tests=list(dict.fromkeys(_TEST_HEAD.findall(source))),
+        requires=() if is_test else parse_requires(source, display),
     )
 
 

@@ -1,0 +1,185 @@
+"""Policy files marked ``# streamwarden:requires COND`` are left out of an evaluation when no
+condition holds: a static check does not evaluate the live, diff and gate rules.
+
+Leaving a file out must never change a result. Three guards: every subset of the built-in pack
+that selection can produce compiles on regorus and on the real OPA engine (a helper used across
+files would otherwise be missing); every evaluation in this test suite runs with
+STREAMWARDEN_VERIFY_SELECTION=1 (tests/conftest.py), which evaluates the full pack beside the
+selected one and fails on any difference; and the cases below.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+from tests.conftest import invoke
+
+from streamwarden.engine import load_policy_set
+from streamwarden.engine.policyset import PolicySet, condition_holds, parse_policy
+from streamwarden.engine.regorus_engine import RegorusEngine, _Compiled
+from streamwarden.errors import PolicyError
+
+PACK = load_policy_set()
+CONDITIONS = sorted({c for f in PACK.runtime_files for c in f.requires})
+
+
+def _subsets() -> dict[tuple[str, ...], list[Any]]:
+    """The pack with no condition held, with each one alone, and with all of them. Adding files
+    only adds definitions, so a helper missing from any selectable subset is missing from one of
+    these (the file that needs it is in, the file that has it is out); a conflict between two
+    files shows in the full pack."""
+    out: dict[tuple[str, ...], list[Any]] = {}
+    for held in [(), *((c,) for c in CONDITIONS), tuple(CONDITIONS)]:
+        files = [f for f in PACK.runtime_files if not f.requires or set(f.requires) & set(held)]
+        out.setdefault(tuple(f.display for f in files), files)
+    return out
+
+
+def test_the_builtin_pack_marks_its_live_diff_and_gate_files() -> None:
+    marked = {Path(f.display).stem: f.requires for f in PACK.runtime_files if f.requires}
+    assert marked["checkpoint_flink"] == ("facts.flink",)
+    assert marked["table_lineage"] == ("facts.iceberg",)
+    assert marked["data"] == ("facts.data",)
+    assert marked["schema"] == ("base",)
+    assert marked["recovery_gate"] == ("facts.savepoint", "mode.gate")
+    # the contract-only rules, SW-FACT-001 and the repository-level rules are always evaluated
+    for always in ("checkpoint", "state", "table", "retention", "recovery", "waiver", "facts", "policy", "lib"):
+        assert always not in marked
+    assert CONDITIONS == [
+        "base",
+        "facts.data",
+        "facts.deployment",
+        "facts.flink",
+        "facts.iceberg",
+        "facts.savepoint",
+        "mode.gate",
+    ]
+
+
+def test_every_selectable_subset_compiles_on_regorus() -> None:
+    subsets = _subsets()
+    assert len(subsets) == len(CONDITIONS) + 2
+    for files in subsets.values():
+        _Compiled(PACK, files)
+
+
+def test_every_selectable_subset_compiles_on_opa() -> None:
+    opa = pytest.importorskip("opa_bindings", reason="the real OPA engine (opa-golib-python-bindings) is not installed")
+    for names, files in _subsets().items():
+        eng = opa.OpaEngine()
+        for f in files:
+            eng.add_policy(f.display, f.source)
+        eng.add_data({"catalog": {"rule_ids": sorted(PACK.known_ids)}})
+        try:  # OPA compiles on the first query: an unsafe or missing helper fails here
+            eng.eval_query("x := data.streamwarden")
+        except opa.OpaError as exc:
+            pytest.fail(
+                f"the subset without {sorted(set(f.display for f in PACK.runtime_files) - set(names))} "
+                f"does not compile on OPA: {exc.message}"
+            )
+
+
+def _doc(**facts: dict[str, Any]) -> dict[str, Any]:
+    sources = {
+        s: {"available": False, "configured": False} for s in ("deployment", "flink", "iceberg", "data", "savepoint")
+    }
+    sources.update(facts)
+    return {"contract": {}, "base": None, "facts": sources, "now_ms": 0, "environment": None, "mode": "check"}
+
+
+@pytest.mark.parametrize(
+    "condition, doc, holds",
+    [
+        ("facts.flink", _doc(), False),
+        ("facts.flink", _doc(flink={"configured": True, "available": False, "error": "refused"}), True),
+        ("facts.flink", _doc(flink={"available": True}), True),  # no `configured` key: in play
+        ("facts.flink", _doc(flink={"configured": False, "available": True}), True),
+        ("facts.iceberg", {"facts": {}}, False),
+        ("facts.iceberg", {}, False),
+        ("base", _doc(), False),
+        ("base", {**_doc(), "base": {"status": "present"}}, True),
+        ("mode.gate", _doc(), False),
+        ("mode.gate", {**_doc(), "mode": "gate"}, True),
+    ],
+)
+def test_conditions(condition: str, doc: dict[str, Any], holds: bool) -> None:
+    assert condition_holds(condition, doc) is holds
+
+
+def test_a_static_input_evaluates_only_the_unmarked_files() -> None:
+    selected = {Path(f.display).stem for f in PACK.files_for(_doc())}
+    assert "checkpoint" in selected and "facts" in selected
+    assert not selected & {"checkpoint_flink", "table_iceberg", "schema", "recovery_gate", "deployment", "data"}
+    live = {Path(f.display).stem for f in PACK.files_for(_doc(flink={"configured": True, "available": True}))}
+    assert live - selected == {"checkpoint_flink", "checkpoint_running", "state_flink"}
+
+
+def test_a_live_finding_still_fires_through_selection() -> None:
+    # SW-FACT-001 (always evaluated) and a Flink rule (selected by facts.flink) in one evaluation
+    engine = RegorusEngine(PACK)
+    doc = _doc(flink={"configured": True, "available": False, "error": "connection refused"})
+    doc["contract"] = {"metadata": {"name": "p"}}
+    rules = {e["rule"] for v in engine.evaluate(doc).values() for e in v if isinstance(e, dict)}
+    assert "SW-FACT-001" in rules
+
+
+def test_the_verification_mode_catches_a_file_that_fires_without_its_condition(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    lying = parse_policy(
+        "package acme.lying\n# streamwarden:requires facts.flink\nimport rego.v1\n"
+        'deny contains {"rule": "ACME-001", "message": "fires anyway"} if true\n',
+        "policies/acme/lying.rego",
+        builtin=False,
+    )
+    ps = PolicySet(files=[lying], rules={}, known_ids={"ACME-001"})
+    monkeypatch.setenv("STREAMWARDEN_VERIFY_SELECTION", "1")
+    with pytest.raises(AssertionError, match="policy selection changed the results"):
+        RegorusEngine(ps).evaluate(_doc())
+    monkeypatch.setenv("STREAMWARDEN_VERIFY_SELECTION", "0")
+    assert RegorusEngine(ps).evaluate(_doc()) == {}  # as marked: not evaluated without Flink facts
+
+
+@pytest.mark.parametrize(
+    "line, message",
+    [
+        ("# streamwarden:requires", "names no condition"),
+        ("# streamwarden:requires facts.Flink", "unknown condition 'facts.Flink'"),
+        ("# streamwarden:requires live", "unknown condition 'live'"),
+    ],
+)
+def test_a_bad_requires_line_is_a_policy_error_with_its_line(line: str, message: str) -> None:
+    with pytest.raises(PolicyError, match=message) as err:
+        parse_policy(f"package acme.x\n\n{line}\n", "policies/acme/x.rego", builtin=False)
+    assert err.value.line == 3
+
+
+def test_a_custom_policy_with_a_bad_requires_line_fails_the_run_with_exit_2(tmp_path: Path, runner: Any) -> None:
+    from tests.conftest import CLEAN_CONTRACT
+
+    (tmp_path / "c.yaml").write_text(CLEAN_CONTRACT, encoding="utf-8")
+    (tmp_path / "pol").mkdir()
+    (tmp_path / "pol" / "x.rego").write_text("# streamwarden:requires flink\npackage acme.x\n", encoding="utf-8")
+    result = invoke(runner, "check", str(tmp_path / "c.yaml"), "--policy", str(tmp_path / "pol"), cwd=tmp_path)
+    assert result.exit_code == 2, result.output
+    assert "unknown condition 'flink'" in result.output and "x.rego:1" in result.output
+
+
+def test_selection_keeps_every_finding_of_the_examples(tmp_path: Path) -> None:
+    # the example contracts, checked statically: the full pack and the selection agree
+    from streamwarden.config import load_config
+    from streamwarden.run import RunOptions, run_check
+
+    root = Path(__file__).resolve().parent.parent / "contracts" / "examples"
+    result = run_check(
+        load_config(str(root / "streamwarden.yaml"), root), RunOptions(paths=[str(root)], keep_inputs=True)
+    )
+    engine = RegorusEngine(result.policy_set)
+    for name, doc in result.inputs.items():
+        full = engine._run(engine._full, json.dumps(doc), None)
+        selected = engine.evaluate(doc)
+        assert {k: v for k, v in full.items() if v} == {k: v for k, v in selected.items() if v}, name
+        assert len(engine.policy_set.files_for(doc)) < len(engine.policy_set.runtime_files)
