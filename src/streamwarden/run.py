@@ -14,6 +14,7 @@ from streamwarden import progress
 from streamwarden.base import BaseSnapshot, TrustedPolicies, load_base, load_trusted
 from streamwarden.config import Config
 from streamwarden.contracts import Contract, discover_contracts, load_contract, load_contracts
+from streamwarden.contracts.load import warm_contract_schema
 from streamwarden.engine import Engine, PolicySet, load_policy_set, make_engine
 from streamwarden.engine.policyset import RESERVED_PREFIX, SET_SEVERITY, PolicyFile
 from streamwarden.errors import ContractErrors, InputError, PolicyError, StreamwardenError
@@ -119,11 +120,20 @@ def run_check(config: Config, options: RunOptions) -> RunResult:
         chunks = [files[i : i + size] for i in range(0, len(files), size)]
         mp = multiprocessing.get_context("fork")
         parts = []
-        with mp.Pool(workers) as pool:
-            for part in pool.imap_unordered(_check_chunk, [(chunk, ctx) for chunk in chunks]):
-                parts.append(part)
-                progress.advance(len(part[0]) + len(part[1]))
-        order = {p.resolve(): i for i, p in enumerate(files)}
+        # the workers inherit the context, the compiled policies and the compiled contract schema
+        # through the fork: nothing is pickled per chunk but the file list
+        warm_contract_schema()
+        if ctx.options.engine == "regorus":
+            ctx.engine()
+        _FORKED["ctx"] = ctx
+        try:
+            with mp.Pool(workers) as pool:
+                for part in pool.imap_unordered(_check_chunk, chunks):
+                    parts.append(part)
+                    progress.advance(len(part[0]) + len(part[1]))
+        finally:
+            _FORKED.clear()
+        order = {p: i for i, p in enumerate(files)}
         merged = [item for part in parts for item in part[0]]
         merged.sort(key=lambda item: order.get(item[0], 0))
         for part in parts:
@@ -168,6 +178,8 @@ class _RunContext:
     policy_files: list[PolicyFile] | None = None
 
     _policy_set: PolicySet | None = None
+    _engine: Engine | None = None
+    _engine_pid: int = 0
     env: dict[str, Any] | None = None  # the --env environment, ${VAR}s expanded
 
     def live_facts(self, contracts: list[Contract]) -> list[dict[str, Any]]:
@@ -183,6 +195,15 @@ class _RunContext:
             since_snapshot=self.options.since_snapshot,
             state_file=self.options.state_file,
         )
+
+    def engine(self) -> Engine:
+        """One engine per process. The embedded engine is compiled once, before workers fork, and
+        inherited; an OPA client is made in each process (HTTP connections must not be shared)."""
+        pid = os.getpid()
+        if self._engine is None or (self.options.engine != "regorus" and self._engine_pid != pid):
+            self._engine = make_engine(self.options.engine, self.policy_set(), **self.options.engine_options)
+            self._engine_pid = pid
+        return self._engine
 
     def policy_set(self) -> PolicySet:
         """Loaded once per run (before workers fork, so they inherit it)."""
@@ -218,7 +239,7 @@ def _repository_findings(
 ) -> list[Finding]:
     """Pipelines the pull request removes, and changes to policies or configuration."""
     assert ctx.base is not None
-    engine = make_engine(ctx.options.engine, policy_set, **ctx.options.engine_options)
+    engine = ctx.engine()
     out: list[Finding] = []
     for removed in ctx.base.removed(head_names):
         base_doc: dict[str, Any] = {
@@ -261,15 +282,19 @@ def _worker_count(n_files: int) -> int:
 _Checked = tuple[Path, PipelineRef, list[Finding], "dict[str, Any] | None", int]
 
 
-def _check_chunk(args: tuple[Sequence[Path], _RunContext]) -> tuple[list[_Checked], list[StreamwardenError]]:
-    return _check_files(*args)
+# The run a fork worker serves, set by run_check just before the pool forks.
+_FORKED: dict[str, _RunContext] = {}
+
+
+def _check_chunk(files: Sequence[Path]) -> tuple[list[_Checked], list[StreamwardenError]]:
+    return _check_files(files, _FORKED["ctx"])
 
 
 def _check_files(
     files: Sequence[Path], ctx: _RunContext, report_progress: bool = False
 ) -> tuple[list[_Checked], list[StreamwardenError]]:
     policy_set = ctx.policy_set()
-    engine = make_engine(ctx.options.engine, policy_set, **ctx.options.engine_options)
+    engine = ctx.engine()
     out: list[_Checked] = []
     errors: list[StreamwardenError] = []
     keep_inputs = ctx.options.keep_inputs or len(files) < PARALLEL_THRESHOLD
@@ -295,7 +320,7 @@ def _check_files(
         else:  # only waivers the base already had (unchanged or narrowed) apply to a pull request
             apply_waivers(found, contract.data, trusted=(base_doc.get("contract") or {}).get("waivers") or [])
         ref = PipelineRef(contract.name, contract.file)
-        out.append((f.resolve(), ref, found, doc if keep_inputs else None, contract.line_of("metadata.name")))
+        out.append((f, ref, found, doc if keep_inputs else None, contract.line_of("metadata.name")))
     return out, errors
 
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import os
 import re
 from collections.abc import Iterable, Sequence
@@ -11,7 +12,7 @@ from typing import Any
 
 from streamwarden.contracts.normalize import UnitError, lower_enums, normalize_contract
 from streamwarden.contracts.schemawalk import walker_for
-from streamwarden.contracts.validate import validate_document
+from streamwarden.contracts.validate import fast_check_for, validate_document
 from streamwarden.errors import ContractErrors, InputError, StreamwardenError
 from streamwarden.resources import CONTRACT_SCHEMA, load_schema
 from streamwarden.yamlsafe import YamlDocument, load_single, parse_documents, read_text
@@ -41,17 +42,23 @@ class Contract:
         return self.doc.line_of(path)
 
 
-def display_path(path: Path, root: Path) -> str:
+def display_path(path: Path, root: Path, resolved: Path | None = None) -> str:
     """Root-relative with forward slashes inside the root (SARIF and annotations need it), else as given."""
     try:
-        return path.resolve().relative_to(root.resolve()).as_posix()
+        return (resolved or path.resolve()).relative_to(_resolved_root(root)).as_posix()
     except ValueError:
         return str(path)
 
 
+@functools.lru_cache(maxsize=8)
+def _resolved_root(root: Path) -> Path:
+    return root.resolve()
+
+
 def load_contract(path: Path, root: Path, text: str | None = None) -> Contract:
     """Load one contract file; raises ContractErrors (all errors of the file) or InputError."""
-    shown = display_path(path, root)
+    resolved = path.resolve()
+    shown = display_path(path, root, resolved)
     if text is None:
         doc = load_single(path, shown)
     else:
@@ -61,10 +68,18 @@ def load_contract(path: Path, root: Path, text: str | None = None) -> Contract:
         if len(docs) > 1:
             raise InputError(f"expected one YAML document, found {len(docs)}", file=shown, line=docs[1].start_line)
         doc = docs[0]
-    return contract_from_document(doc, path)
+    return contract_from_document(doc, path, resolved)
 
 
-def contract_from_document(doc: YamlDocument, path: Path) -> Contract:
+def warm_contract_schema() -> None:
+    """Load and compile the contract schema now (the validator, the fast check, the walker), so
+    that fork workers inherit it instead of each compiling their own."""
+    schema = load_schema(CONTRACT_SCHEMA)
+    walker_for(schema)
+    fast_check_for(schema)
+
+
+def contract_from_document(doc: YamlDocument, path: Path, resolved: Path | None = None) -> Contract:
     shown = doc.file
     if not isinstance(doc.data, dict):
         kind = "a list" if isinstance(doc.data, list) else f"a single value ({doc.data!r})"[:80]
@@ -84,7 +99,12 @@ def contract_from_document(doc: YamlDocument, path: Path) -> Contract:
     except UnitError as exc:
         raise InputError(str(exc), file=shown, line=doc.line_of(exc.path), path=exc.path) from None
     return Contract(
-        name=str(data["metadata"]["name"]), file=shown, path=path.resolve(), data=data, raw=doc.data, doc=doc
+        name=str(data["metadata"]["name"]),
+        file=shown,
+        path=resolved or path.resolve(),
+        data=data,
+        raw=doc.data,
+        doc=doc,
     )
 
 

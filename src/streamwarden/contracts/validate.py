@@ -10,6 +10,7 @@ from typing import Any
 import jsonschema
 from jsonschema.exceptions import ValidationError
 
+from streamwarden.contracts.fastcheck import Check, compile_schema
 from streamwarden.contracts.schemawalk import Schema, SchemaWalker, walker_for
 from streamwarden.errors import InputError
 from streamwarden.units import parse_duration, parse_size
@@ -27,6 +28,7 @@ _TYPE_WORDS = {
 
 
 _VALIDATORS: dict[int, tuple[Schema, jsonschema.Draft202012Validator]] = {}
+_FAST: dict[int, tuple[Schema, Check | None]] = {}
 
 
 def validator_for(schema: Schema) -> jsonschema.Draft202012Validator:
@@ -38,6 +40,17 @@ def validator_for(schema: Schema) -> jsonschema.Draft202012Validator:
     validator = jsonschema.Draft202012Validator(inline_refs(schema))
     _VALIDATORS[id(schema)] = (schema, validator)
     return validator
+
+
+def fast_check_for(schema: Schema) -> Check | None:
+    """The compiled yes/no check of ``schema`` (fastcheck.py), or None when it cannot be compiled."""
+    hit = _FAST.get(id(schema))
+    if hit is not None and hit[0] is schema:
+        return hit[1]
+    validator_for(schema)  # the schema itself is checked once, by jsonschema
+    check = compile_schema(inline_refs(schema))
+    _FAST[id(schema)] = (schema, check)
+    return check
 
 
 def inline_refs(schema: Schema) -> Schema:
@@ -91,7 +104,12 @@ def _suggest(word: str, choices: Iterable[str]) -> str | None:
 
 
 def validate_document(doc: YamlDocument, data: Any, schema: Schema, what: str = "contract") -> list[InputError]:
-    """Every schema error of ``data`` (the prepared document) as an InputError with file:line."""
+    """Every schema error of ``data`` (the prepared document) as an InputError with file:line.
+
+    A valid document is recognised by the compiled fast check; jsonschema runs for the messages."""
+    fast = fast_check_for(schema)
+    if fast is not None and fast(data):
+        return []
     validator = validator_for(schema)
     walker = walker_for(schema)
     defs = schema.get("$defs", {})
