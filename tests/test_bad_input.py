@@ -196,3 +196,17 @@ def test_bad_flag_is_exit_2(runner: CliRunner, write) -> None:
     p = write("c.yaml", CLEAN_CONTRACT)
     r = invoke(runner, "check", str(p), "--fail-on", "sometimes")
     assert r.exit_code == 2
+
+
+def test_config_spark_read_mode_is_accepted_and_a_typo_is_named(runner: CliRunner, tmp_path: Path) -> None:
+    # docs/facts-data.md documents spark.read (files | catalog) and spark.catalog
+    (tmp_path / "c.yaml").write_text(CLEAN_CONTRACT, encoding="utf-8")
+    good = "environments:\n  prod:\n    spark:\n      master: local[2]\n      read: catalog\n      catalog: lake\n"
+    (tmp_path / "streamwarden.yaml").write_text(good, encoding="utf-8")
+    r = invoke(runner, "check", "c.yaml", "--now", NOW, cwd=tmp_path)
+    assert r.exit_code == 0, r.output
+    (tmp_path / "streamwarden.yaml").write_text(good.replace("read: catalog", "read: catalogue"), encoding="utf-8")
+    r = invoke(runner, "check", "c.yaml", "--now", NOW, cwd=tmp_path)
+    assert r.exit_code == 2, r.output
+    assert "streamwarden.yaml:5" in r.output and "environments.prod.spark.read" in r.output
+    assert "did you mean 'catalog'?" in r.output
