@@ -43,6 +43,7 @@ class Measures:
 
 # --- what to measure, from the contract ------------------------------------------------------
 
+
 def not_null_columns(contract: Mapping[str, Any]) -> list[str]:
     declared = list((contract.get("quality") or {}).get("not_null") or [])
     for f in (contract.get("table") or {}).get("schema") or []:
@@ -114,8 +115,8 @@ def _required_names(contract: Mapping[str, Any]) -> set[str]:
     }
 
 
-
 # --- measuring ---------------------------------------------------------------------------------
+
 
 def empty_result(m: Measures) -> dict[str, Any]:
     return {
