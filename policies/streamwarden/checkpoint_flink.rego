@@ -130,7 +130,7 @@ deny contains f if {
 		"rule": "SW-CKPT-010",
 		"message": sprintf(
 			"%s: the latest completed checkpoint (#%v, from %s) completed %s ago, older than contract checkpoint.health.max_age %s; checkpoints are stalling",
-			[_flink_ref, latest.id, _flink_stats_source, lib.fmt_ms(age), lib.fmt_ms(max_age)],
+			[_flink_ref, latest.id, _flink_stats_source, lib.fmt_age(age), lib.fmt_ms(max_age)],
 		),
 		"path": "checkpoint.health.max_age",
 		"source": "flink",

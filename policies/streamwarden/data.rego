@@ -23,16 +23,6 @@ _finding(rule, path, message, evidence) := {
 	"evidence": evidence,
 }
 
-# _lag(ms): a lag for a message, to the second: 2820000 -> "47m", 90061000 -> "1d1h1m1s".
-_lag(ms) := "0s" if {
-	ms < 1000
-} else := concat("", [p |
-	some u in [["d", 86400000, 1000000000000], ["h", 3600000, 24], ["m", 60000, 60], ["s", 1000, 60]]
-	n := floor(ms / u[1]) % u[2]
-	n > 0
-	p := sprintf("%v%s", [n, u[0]])
-])
-
 # A time column the scan could not measure: missing from the table, or of a type without time.
 _unmeasurable(fact, field) := sprintf("%s %s does not exist in the live table schema of %s", [field, fact.column, _table_name]) if {
 	fact.missing == true
@@ -70,7 +60,7 @@ deny contains f if {
 		"quality.freshness.max_lag",
 		sprintf(
 			"the newest %s in %s is %s, %s before now: above quality.freshness.max_lag (%s)",
-			[spec.column, _table_name, object.get(fact, "max", fact.max_ms), _lag(lag), lib.fmt_ms(spec.max_lag)],
+			[spec.column, _table_name, object.get(fact, "max", fact.max_ms), lib.fmt_age(lag), lib.fmt_ms(spec.max_lag)],
 		),
 		object.union(_scan_evidence, {
 			"column": spec.column, "max_ms": fact.max_ms, "lag_ms": lag,

@@ -115,14 +115,6 @@ test_data001_silent_without_promise if {
 	lib.no_rule(findings, "SW-DATA-001")
 }
 
-test_lag_text if {
-	_lag(0) == "0s"
-	_lag(999) == "0s"
-	_lag(2820000) == "47m"
-	_lag(90061000) == "1d1h1m1s"
-	_lag(172800000) == "2d"
-}
-
 # ---------------------------------------------------------------- SW-DATA-002
 
 _t_unique(dups, samples) := {"columns": ["order_id"], "missing": [], "duplicate_keys": dups,

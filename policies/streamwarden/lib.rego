@@ -40,6 +40,18 @@ fmt_ms(ms) := "0s" if {
 	out := sprintf("%vms", [ms])
 } else := sprintf("%v", [ms])
 
+# fmt_age(ms): a measured age or lag for a message, to the second, largest unit first:
+# 396019 -> "6m36s", 2820000 -> "47m", 90061000 -> "1d1h1m1s", under a second -> "0s".
+# (fmt_ms prints a contract value exactly as the contract would write it; an age is not one.)
+fmt_age(ms) := "0s" if {
+	ms < 1000
+} else := concat("", [p |
+	some u in [["d", 86400000, 1000000000000], ["h", 3600000, 24], ["m", 60000, 60], ["s", 1000, 60]]
+	n := floor(ms / u[1]) % u[2]
+	n > 0
+	p := sprintf("%v%s", [n, u[0]])
+])
+
 # fmt_bytes(b): a size in bytes as the contract would write it:
 # 1073741824 -> "1GiB", 53687091200 -> "50GiB", 1536 -> "1536B" (not a whole KiB count), 0 -> "0B".
 fmt_bytes(b) := "0B" if {

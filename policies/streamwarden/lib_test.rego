@@ -224,6 +224,17 @@ rule_paths(findings, id) := {f.path | some f in findings; f.rule == id}
 # no_rule(findings, id): no finding has that rule id.
 no_rule(findings, id) if count(rule_paths(findings, id)) == 0
 
+test_fmt_age_to_the_second if {
+	fmt_age(0) == "0s"
+	fmt_age(999) == "0s"
+	fmt_age(-5000) == "0s"
+	fmt_age(396019) == "6m36s"
+	fmt_age(2820000) == "47m"
+	fmt_age(90061000) == "1d1h1m1s"
+	fmt_age(172800000) == "2d"
+	fmt_age(3600000 * 24 * 400) == "400d"
+}
+
 test_fmt_ms_units if {
 	fmt_ms(0) == "0s"
 	fmt_ms(500) == "500ms"

@@ -142,7 +142,7 @@ deny contains f if {
 		"rule": "SW-REC-003",
 		"message": sprintf(
 			"the %s to restore (%s, checkpoint %v) completed %s ago, older than retention.savepoints.max_age %s",
-			[_rg_kind, _rg_sp.location, _rg_sp.checkpoint_id, lib.fmt_ms(age), lib.fmt_ms(_rg_max_age)],
+			[_rg_kind, _rg_sp.location, _rg_sp.checkpoint_id, lib.fmt_age(age), lib.fmt_ms(_rg_max_age)],
 		),
 		"path": "retention.savepoints.max_age",
 		"source": "savepoint",

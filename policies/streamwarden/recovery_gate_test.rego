@@ -147,7 +147,7 @@ test_rec003_savepoint_older_than_max_age if {
 	lib.rule_paths(findings, "SW-REC-003") == {"retention.savepoints.max_age"}
 	some f in findings
 	f.rule == "SW-REC-003"
-	f.message == "the savepoint to restore (file:/savepoints/savepoint-4d986c-1a2b3c4d5e6f, checkpoint 12) completed 2592001s ago, older than retention.savepoints.max_age 30d"
+	f.message == "the savepoint to restore (file:/savepoints/savepoint-4d986c-1a2b3c4d5e6f, checkpoint 12) completed 30d1s ago, older than retention.savepoints.max_age 30d"
 }
 
 test_rec003_unknown_age_fails_closed if {

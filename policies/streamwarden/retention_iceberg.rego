@@ -136,7 +136,7 @@ deny contains f if {
 			"retention.snapshots.max_age",
 			sprintf(
 				"the oldest expirable snapshot of %s (%v) is %s old, more than twice the %s retention: snapshot expiry is not running (%v snapshots in the table metadata)",
-				[_ice_name, oldest.snapshot_id, lib.fmt_ms(age), lib.fmt_ms(allowed), _ice.snapshots.total],
+				[_ice_name, oldest.snapshot_id, lib.fmt_age(age), lib.fmt_ms(allowed), _ice.snapshots.total],
 			),
 			{"snapshot_id": oldest.snapshot_id, "timestamp_ms": oldest.timestamp_ms, "age_ms": age, "allowed_ms": allowed, "snapshots": _ice.snapshots.total},
 		),

@@ -35,7 +35,7 @@ deny contains f if {
 	count(fields) == 0
 	f := {
 		"rule": "SW-TABLE-004",
-		"message": "table.properties sets write.upsert.enabled to true but table.identifier_fields is empty: upserts need a row identity; declare identifier_fields (for example [order_id])",
+		"message": sprintf("table.properties sets write.upsert.enabled to true but table.identifier_fields is empty: upserts need a row identity; declare identifier_fields: required primitive columns of table.schema that identify a row%s", [_t004_hint]),
 		"path": "table.identifier_fields",
 		"evidence": {
 			"write.upsert.enabled": _table.properties["write.upsert.enabled"],
@@ -43,6 +43,21 @@ deny contains f if {
 		},
 	}
 }
+
+# A candidate from the contract's own schema: its first required column of a type Iceberg allows
+# in identifier fields (primitive, not float or double).
+_t004_candidates := [f.name |
+	some f in object.get(_table, "schema", [])
+	is_object(f)
+	f.required == true
+	is_string(f.type)
+	not lower(f.type) in {"float", "double"}
+	not startswith(lower(f.type), "struct")
+	not startswith(lower(f.type), "list")
+	not startswith(lower(f.type), "map")
+]
+
+_t004_hint := sprintf(" (for example [%s])", [_t004_candidates[0]]) if count(_t004_candidates) > 0 else := ""
 
 # Freshness the pipeline can deliver: Iceberg commits on checkpoint, plus the commit slack.
 _commit_slack := object.get(_table, ["commit", "max_interval"], 0)

@@ -51,7 +51,7 @@ deny contains f if {
 		"table.commit.max_interval",
 		sprintf(
 			"the newest snapshot of %s on branch %s (%v) is %s old, above table.commit.max_interval %s%s",
-			[_ice_name, _ice.branch, head.snapshot_id, lib.fmt_ms(age), lib.fmt_ms(max_interval), _ice_state_note]
+			[_ice_name, _ice.branch, head.snapshot_id, lib.fmt_age(age), lib.fmt_ms(max_interval), _ice_state_note]
 		),
 		{
 			"snapshot_id": head.snapshot_id,

@@ -22,7 +22,7 @@ test_table005_stale_head_fires_on_the_table_alone if {
 	f.evidence.snapshot_id == 5003
 	f.evidence.age_ms == 10000000
 	f.evidence.checkpoint_id == 12
-	contains(f.message, "(5003) is 10000s old, above table.commit.max_interval 5m")
+	contains(f.message, "(5003) is 2h46m40s old, above table.commit.max_interval 5m")
 }
 
 test_table005_boundary_equal_age_passes if {

@@ -34,6 +34,30 @@ test_table004_upsert_without_identifier_fields if {
 	f.evidence == {"write.upsert.enabled": "true", "identifier_fields": null}
 }
 
+test_table004_suggests_a_required_primitive_column_of_the_contract if {
+	inp := _t_with({"table": {
+		"identifier_fields": [],
+		"schema": [
+			{"name": "amount", "type": "double", "required": true},
+			{"name": "note", "type": "string"},
+			{"name": "tags", "type": "list<string>", "required": true},
+			{"name": "invoice_id", "type": "long", "required": true},
+		],
+	}})
+	findings := deny with input as inp
+	some f in findings
+	f.rule == "SW-TABLE-004"
+	endswith(f.message, "identify a row (for example [invoice_id])")
+}
+
+test_table004_suggests_nothing_without_a_candidate if {
+	inp := {"contract": {"table": {"properties": {"write.upsert.enabled": "true"}, "schema": [{"name": "x", "type": "double", "required": true}]}}}
+	findings := deny with input as inp
+	some f in findings
+	f.rule == "SW-TABLE-004"
+	endswith(f.message, "required primitive columns of table.schema that identify a row")
+}
+
 test_table004_upsert_with_empty_identifier_fields if {
 	inp := _t_with({"table": {"identifier_fields": []}})
 	findings := deny with input as inp
