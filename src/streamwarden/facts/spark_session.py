@@ -43,6 +43,9 @@ def spark_problem(spark_env: Mapping[str, Any] | None) -> str | None:
     return None if shutil.which("java") else JAVA_MISSING
 
 
+QUIET_LOG4J = Path(__file__).with_name("spark-log4j2.properties")
+
+
 def get_spark(spark_env: Mapping[str, Any] | None = None) -> Any:
     """The run's SparkSession, created on first use from the environment's ``spark`` section:
     ``remote`` (Spark Connect) or ``master`` (default ``local[*]``), and ``conf`` passed through.
@@ -69,6 +72,8 @@ def get_spark(spark_env: Mapping[str, Any] | None = None) -> Any:
         builder = builder.master(master)
         conf.setdefault("spark.ui.enabled", "false")
         conf.setdefault("spark.ui.showConsoleProgress", "false")
+        # errors only on stderr (Spark's default profile prints WARN lines and a banner)
+        conf.setdefault("spark.driver.extraJavaOptions", f"-Dlog4j2.configurationFile={QUIET_LOG4J.as_uri()}")
     for key, value in conf.items():
         builder = builder.config(key, value)
     session = builder.getOrCreate()
