@@ -159,4 +159,3 @@ def test_a_real_check_process_keeps_spark_logging_off_stderr(lake: tuple[Path, s
     # the JVM's own notice about the vector module is printed before any configuration applies
     noise = [ln for ln in proc.stderr.splitlines() if ln.strip() and "Using incubator modules" not in ln]
     assert noise == [], proc.stderr
-
