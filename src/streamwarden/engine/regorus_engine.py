@@ -8,7 +8,7 @@ import re
 from collections.abc import Sequence
 from typing import Any
 
-from streamwarden.engine.interface import Engine, RawResults
+from streamwarden.engine.interface import Engine, RawResults, as_list
 from streamwarden.engine.policyset import PolicyFile, PolicySet
 from streamwarden.errors import PolicyError
 
@@ -123,7 +123,7 @@ class RegorusEngine(Engine):
         if not results:
             return self._one_by_one(engine, entrypoints)
         values = results[0]["expressions"][0]["value"]
-        return {ep: _as_list(v) for ep, v in zip(entrypoints, values, strict=False)}
+        return {ep: as_list(v) for ep, v in zip(entrypoints, values, strict=False)}
 
     def _one_by_one(self, engine: Any, entrypoints: list[tuple[str, str]]) -> RawResults:
         """A combined query is undefined when one entrypoint is: find which, and treat it as empty."""
@@ -131,13 +131,5 @@ class RegorusEngine(Engine):
         for p, s in entrypoints:
             raw = json.loads(engine.eval_query_as_json(f"data.{p}.{s}"))
             results = raw.get("result") or []
-            out[(p, s)] = _as_list(results[0]["expressions"][0]["value"]) if results else []
+            out[(p, s)] = as_list(results[0]["expressions"][0]["value"]) if results else []
         return out
-
-
-def _as_list(value: Any) -> list[Any]:
-    if isinstance(value, list):
-        return value
-    if value is None:
-        return []
-    return [value]
