@@ -14,9 +14,11 @@ from streamwarden.cli import main
 
 REPO = Path(__file__).resolve().parent.parent
 
-# Every evaluation in the suite also runs on the full policy pack and fails if leaving out the
-# files marked `# streamwarden:requires` changed a result (engine/regorus_engine.py).
-os.environ.setdefault("STREAMWARDEN_VERIFY_SELECTION", "1")
+# Self-check mode (src/streamwarden/selfcheck.py) for every test, CLI subprocesses included: each
+# input document must conform to the published input schema, and leaving out the policy files
+# marked `# streamwarden:requires` must not change a result.
+os.environ.setdefault("STREAMWARDEN_SELF_CHECK", "1")
+
 NOW = "2026-11-25T12:00:00Z"
 
 # A contract that every contract-only rule accepts. Tests derive broken variants from it.

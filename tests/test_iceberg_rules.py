@@ -11,6 +11,9 @@ import pytest
 
 pytest.importorskip("pyiceberg", reason="the iceberg extra is not installed")
 
+from tests.fake_flink import NOW as FLINK_NOW
+from tests.fake_flink import fake_flink, healthy_routes, job, overview
+
 from iceberg_tables import (
     CLEAN_PROPERTIES,
     DAY_MS,
@@ -94,6 +97,25 @@ def check(
     return [f for f in found if f.source == "iceberg" or f.rule == "SW-FACT-001"]
 
 
+def live_flink(lake: Lake, *jobs: tuple[str, str, str]) -> dict[str, Any]:
+    """facts.flink as the gatherer reads it from a Flink 2.3.0 REST API (the fake server) that
+    lists ``jobs`` (id, name, state), newest first; the first one is the contract's job."""
+    from streamwarden.facts.flink import gather_flink_one
+
+    jid, name, state = jobs[0]
+    routes = healthy_routes(jid, name)
+    routes["/jobs/overview"] = (
+        200,
+        overview(*[(j, n, s, FLINK_NOW - 60000 * (i + 1)) for i, (j, n, s) in enumerate(jobs)]),
+    )
+    routes[f"/jobs/{jid}"] = (200, job(jid, name, state))
+    with fake_flink() as fake:
+        fake.routes = routes
+        facts = gather_flink_one({"job": {"name": name}}, {"rest_url": fake.url, "retries": 0}, lake.root, {})
+    assert facts["available"] and facts["job_id"] == jid, facts
+    return facts
+
+
 def rules(findings: list[Finding]) -> list[tuple[str, str]]:
     return sorted((f.rule, f.path) for f in findings)
 
@@ -144,13 +166,7 @@ def test_backfill_declared_by_name_resolves_through_flink_facts(lake: Lake, engi
     job.commit(2)
     by_name = CONTRACT + "backfills:\n  - {job: orders-backfill, branch: main, reason: replay}\n"
     assert rules(check(lake, engine, by_name)) == [("SW-TABLE-010", "backfills")]  # no Flink facts: unknown
-    flink = {
-        "available": True,
-        "configured": True,
-        "job_found": True,
-        "state": "RUNNING",
-        "jobs": [{"jid": JOB_BACKFILL, "name": "orders-backfill"}, {"jid": JOB_A, "name": "orders-enrichment"}],
-    }
+    flink = live_flink(lake, (JOB_A, "orders-enrichment", "RUNNING"), (JOB_BACKFILL, "orders-backfill", "FINISHED"))
     assert rules(check(lake, engine, by_name, flink=flink)) == []
 
 
@@ -268,7 +284,8 @@ def test_stale_table(lake: Lake, engine: tuple[Any, Any]) -> None:
     f = one(check(lake, engine, now=later), "SW-TABLE-005")
     assert f.path == "table.commit.max_interval"
     assert (f.evidence["snapshot_id"], f.evidence["checkpoint_id"], f.evidence["job_id"]) == (head, 2, JOB_A)
-    finished = {"available": True, "configured": True, "job_found": True, "state": "FINISHED"}
+    finished = live_flink(lake, (JOB_A, "orders-enrichment", "FINISHED"))
+    assert finished["state"] == "finished"
     assert rules(check(lake, engine, now=later, flink=finished)) == []
 
 

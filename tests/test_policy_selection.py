@@ -4,7 +4,7 @@ condition holds: a static check does not evaluate the live, diff and gate rules.
 Leaving a file out must never change a result. Three guards: every subset of the built-in pack
 that selection can produce compiles on regorus and on the real OPA engine (a helper used across
 files would otherwise be missing); every evaluation in this test suite runs with
-STREAMWARDEN_VERIFY_SELECTION=1 (tests/conftest.py), which evaluates the full pack beside the
+STREAMWARDEN_SELF_CHECK=1 (tests/conftest.py), which evaluates the full pack beside the
 selected one and fails on any difference; and the cases below.
 """
 
@@ -21,6 +21,7 @@ from streamwarden.engine import load_policy_set
 from streamwarden.engine.policyset import PolicySet, condition_holds, parse_policy
 from streamwarden.engine.regorus_engine import RegorusEngine, _Compiled
 from streamwarden.errors import PolicyError
+from streamwarden.selfcheck import SelfCheckError
 
 PACK = load_policy_set()
 CONDITIONS = sorted({c for f in PACK.runtime_files for c in f.requires})
@@ -136,10 +137,10 @@ def test_the_verification_mode_catches_a_file_that_fires_without_its_condition(
         builtin=False,
     )
     ps = PolicySet(files=[lying], rules={}, known_ids={"ACME-001"})
-    monkeypatch.setenv("STREAMWARDEN_VERIFY_SELECTION", "1")
-    with pytest.raises(AssertionError, match="policy selection changed the results"):
+    monkeypatch.setenv("STREAMWARDEN_SELF_CHECK", "1")
+    with pytest.raises(SelfCheckError, match="policy selection changed the results"):
         RegorusEngine(ps).evaluate(_doc())
-    monkeypatch.setenv("STREAMWARDEN_VERIFY_SELECTION", "0")
+    monkeypatch.setenv("STREAMWARDEN_SELF_CHECK", "0")
     assert RegorusEngine(ps).evaluate(_doc()) == {}  # as marked: not evaluated without Flink facts
 
 

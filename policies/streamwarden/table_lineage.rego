@@ -183,7 +183,7 @@ _ice_backwards_message(b) := sprintf(
 )
 
 # Job ids a backfill declares: backfills[].job_id, and backfills[].job names resolved through the
-# Flink REST facts (facts.flink.jobs: [{jid|id, name}]) when available.
+# Flink REST facts (facts.flink.jobs: [{id, name, state, start_time}]) when available.
 _ice_backfill_ids contains lower(b.job_id) if {
 	some b in object.get(input.contract, "backfills", [])
 	is_string(b.job_id)
@@ -194,7 +194,7 @@ _ice_backfill_ids contains lower(id) if {
 	names := {b.job | some b in object.get(input.contract, "backfills", [])}
 	some j in object.get(input.facts.flink, "jobs", [])
 	j.name in names
-	id := object.get(j, "jid", object.get(j, "id", ""))
+	id := j.id
 	is_string(id)
 }
 

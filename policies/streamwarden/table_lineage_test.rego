@@ -168,7 +168,7 @@ test_table010_declared_by_job_id_in_contract if {
 
 test_table010_declared_by_job_name_through_flink_facts if {
 	backfill := {"job": "orders-backfill", "branch": "backfill", "reason": "replay March"}
-	flink := {"available": true, "configured": true, "jobs": [{"jid": ice_job_b, "name": "orders-backfill"}]}
+	flink := {"available": true, "configured": true, "jobs": [{"id": ice_job_b, "name": "orders-backfill", "state": "finished"}]}
 	inp := object.union(_t_lineage({"interleavings": [_t_pair(null)]}), {"contract": {"backfills": [backfill]}, "facts": {"flink": flink}})
 	findings := deny with input as inp
 	lib.no_rule(findings, "SW-TABLE-010")

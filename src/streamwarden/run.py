@@ -10,7 +10,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from streamwarden import progress
+from streamwarden import progress, selfcheck
 from streamwarden.base import BaseSnapshot, TrustedPolicies, load_base, load_trusted
 from streamwarden.config import Config
 from streamwarden.contracts import Contract, discover_contracts, load_contract, load_contracts
@@ -341,6 +341,8 @@ def evaluate_contract(engine: Engine, policy_set: PolicySet, contract: Contract,
 def _evaluate(
     engine: Engine, policy_set: PolicySet, subject: Any, doc: dict[str, Any], packages: list[str] | None
 ) -> list[Finding]:
+    if selfcheck.enabled():
+        selfcheck.check_input(doc)
     raw = engine.evaluate(doc, packages)
     out: list[Finding] = []
     seen: set[tuple[Any, ...]] = set()

@@ -3,11 +3,11 @@
 from __future__ import annotations
 
 import json
-import os
 import re
 from collections.abc import Sequence
 from typing import Any
 
+from streamwarden import selfcheck
 from streamwarden.engine.interface import Engine, RawResults, as_list
 from streamwarden.engine.policyset import PolicyFile, PolicySet
 from streamwarden.errors import PolicyError
@@ -71,8 +71,8 @@ class RegorusEngine(Engine):
     A file marked ``# streamwarden:requires facts.flink`` (the live, diff and gate rules) is
     left out when its condition fails: a static check does not pay for the rules that need a
     running job, a table or a base branch. Engines are compiled once per distinct file subset.
-    ``STREAMWARDEN_VERIFY_SELECTION=1`` (set by the test suite) also evaluates every input on
-    the full set and fails when the results differ."""
+    In self-check mode (``STREAMWARDEN_SELF_CHECK=1``, set by the test suite) every input is also
+    evaluated on the full set, and a difference raises SelfCheckError."""
 
     name = "regorus"
 
@@ -81,7 +81,7 @@ class RegorusEngine(Engine):
         self._runtime = policy_set.runtime_files
         self._compiled: dict[tuple[str, ...], _Compiled] = {}
         self._full = self._variant(self._runtime)  # compiles everything once: errors surface here
-        self._verify = os.environ.get("STREAMWARDEN_VERIFY_SELECTION") == "1"
+        self._verify = selfcheck.enabled()
 
     def _variant(self, files: list[PolicyFile]) -> _Compiled:
         key = tuple(f.display for f in files)
@@ -100,7 +100,7 @@ class RegorusEngine(Engine):
                 skipped = sorted(
                     {f.display for f in self._runtime} - {f.display for f in self.policy_set.files_for(input_doc)}
                 )
-                raise AssertionError(
+                raise selfcheck.SelfCheckError(
                     f"policy selection changed the results: skipping {skipped} lost {full} vs {results}"
                 )
         return results
