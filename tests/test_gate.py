@@ -251,3 +251,53 @@ def test_commands_register_on_the_main_group(repo: RecoveryRepo) -> None:
         ],
     )
     assert result.exit_code == 0, result.output
+
+
+# ------------------------------------------------------------------ a scheduled audit (check --env)
+
+
+def _audit(repo: RecoveryRepo, fake: object) -> dict:
+    """`check --env prod` with Flink REST (the fake server, answering like Flink 2.3.0 for the
+    running orders-enrichment job) and the real Iceberg table."""
+    import yaml
+    from click.testing import CliRunner
+    from tests.conftest import invoke
+
+    config = yaml.safe_load((repo.root / "streamwarden.yaml").read_text())
+    config["environments"]["prod"]["flink"] = {"rest_url": fake.url, "retries": 0}  # type: ignore[attr-defined]
+    (repo.root / "streamwarden.yaml").write_text(yaml.safe_dump(config))
+    result = invoke(CliRunner(), "check", "--env", "prod", "--format", "json", "--now", repo.now_arg(), cwd=repo.root)
+    assert result.exit_code in (0, 1), result.output
+    return json.loads(result.stdout)
+
+
+def test_a_scheduled_check_reports_a_retained_checkpoint_whose_snapshot_expired(repo: RecoveryRepo) -> None:
+    # SW-RET-007 needs no savepoint file in an audit: Flink names the retained checkpoints and
+    # savepoints, the table's branch ancestry tells whether their snapshots are still there
+    from tests.fake_flink import CHECKPOINTS, fake_flink, healthy_routes
+
+    from iceberg_tables import JOB_A
+
+    def entry(cid: int, savepoint: bool = False) -> dict:
+        kind = "savepoint" if savepoint else "chk"
+        path = f"file:/data/flink/{'savepoints' if savepoint else 'checkpoints/' + JOB_A}/{kind}-{cid}"
+        return {**CHECKPOINTS["history"][0], "id": cid, "is_savepoint": savepoint, "external_path": path}
+
+    routes = healthy_routes(JOB_A, "orders-enrichment")
+    checkpoints = {
+        **CHECKPOINTS,
+        "latest": {**CHECKPOINTS["latest"], "completed": entry(20), "savepoint": entry(12, savepoint=True)},
+        "history": [entry(20), entry(19)],
+    }
+    routes[f"/jobs/{JOB_A}/checkpoints"] = (200, checkpoints)
+    with fake_flink() as fake:
+        fake.routes = routes
+        clean = _audit(repo, fake)
+        assert "SW-RET-007" not in {f["rule"] for f in clean["findings"]}, clean["findings"]
+        table = repo.lake.table()
+        table.maintenance.expire_snapshots().by_ids([repo.sink.committed[c] for c in range(1, 14)]).commit()
+        doc = _audit(repo, fake)
+    found = [f for f in doc["findings"] if f["rule"] == "SW-RET-007"]
+    assert len(found) == 1, doc["findings"]
+    assert "retained savepoint file:/data/flink/savepoints/savepoint-12" in found[0]["message"]
+    assert found[0]["path"] == "retention.snapshots.max_age"

@@ -115,7 +115,7 @@ def test_a_static_input_evaluates_only_the_unmarked_files() -> None:
     assert "checkpoint" in selected and "facts" in selected
     assert not selected & {"checkpoint_flink", "table_iceberg", "schema", "recovery_gate", "deployment", "data"}
     live = {Path(f.display).stem for f in PACK.files_for(_doc(flink={"configured": True, "available": True}))}
-    assert live - selected == {"checkpoint_flink", "checkpoint_running", "state_flink"}
+    assert live - selected == {"checkpoint_flink", "checkpoint_running", "state_flink", "retention_savepoint"}
 
 
 def test_a_live_finding_still_fires_through_selection() -> None:

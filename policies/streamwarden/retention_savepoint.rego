@@ -2,7 +2,7 @@
 # while the table still holds the snapshot of its checkpoint. Reads facts.savepoint.table (the
 # savepoint to restore against the branch's ancestry) and facts.savepoint.retained (the retained
 # checkpoints and savepoints Flink REST reports, each matched against the same ancestry).
-# streamwarden:requires facts.savepoint
+# streamwarden:requires facts.savepoint facts.flink
 package streamwarden.retention
 
 import rego.v1

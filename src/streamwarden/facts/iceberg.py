@@ -65,20 +65,39 @@ def gather_iceberg(
     ``iceberg_env`` is the environment's ``iceberg`` mapping from streamwarden.yaml (``{"catalogs":
     {...}}``, may be None), ``root`` the directory of streamwarden.yaml. A contract without
     ``table.catalog``/``table.identifier`` needs no Iceberg facts (not configured)."""
+    return gather_iceberg_table(
+        contract, iceberg_env, root, now_ms, branch=branch, limits=limits, read_files=read_files
+    )[0]
+
+
+def gather_iceberg_table(
+    contract: Mapping[str, Any],
+    iceberg_env: Mapping[str, Any] | None,
+    root: Path,
+    now_ms: int,
+    *,
+    branch: str = "main",
+    limits: WindowLimits | None = None,
+    read_files: bool = True,
+) -> tuple[dict[str, Any], Any | None]:
+    """:func:`gather_iceberg`, with the loaded PyIceberg table (None when it could not be read) for
+    callers that need more of it than the facts keep (the branch ancestry)."""
     table_c = contract.get("table") or {}
     catalog_name, identifier = table_c.get("catalog"), table_c.get("identifier")
     if not catalog_name and not identifier:
-        return not_configured()
+        return not_configured(), None
     if not identifier:
-        return unavailable(f"table.identifier is not declared: cannot tell which table of catalog '{catalog_name}'")
+        return unavailable(
+            f"table.identifier is not declared: cannot tell which table of catalog '{catalog_name}'"
+        ), None
     if not catalog_name:
-        return unavailable(f"table.catalog is not declared: cannot tell which catalog holds {identifier}")
+        return unavailable(f"table.catalog is not declared: cannot tell which catalog holds {identifier}"), None
     props: dict[str, str] = {}
     try:
         props = catalog_properties(str(catalog_name), (iceberg_env or {}).get("catalogs"), root)
         catalog = open_catalog(str(catalog_name), props)
         table = open_table(catalog, str(catalog_name), str(identifier), props)
-        return table_facts(
+        facts = table_facts(
             table,
             contract,
             now_ms,
@@ -88,10 +107,12 @@ def gather_iceberg(
             limits=limits or WindowLimits(),
             read_files=read_files,
         )
+        return facts, table
     except IcebergFactsError as exc:
-        return unavailable(str(exc))
+        return unavailable(str(exc)), None
     except Exception as exc:  # a metadata shape no rule expected: still a gap, never a traceback
-        return unavailable(f"table {identifier} in catalog '{catalog_name}' could not be read: {describe(exc, props)}")
+        why = f"table {identifier} in catalog '{catalog_name}' could not be read: {describe(exc, props)}"
+        return unavailable(why), None
 
 
 def table_facts(

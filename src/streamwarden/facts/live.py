@@ -33,9 +33,12 @@ def gather_live(
             facts["flink"] = by_job.get(job_name(contract), not_configured())
     for facts, contract in zip(out, contracts, strict=True):
         if isinstance(contract.get("table"), dict):
-            from streamwarden.facts.iceberg import gather_iceberg
+            from streamwarden.facts.iceberg import gather_iceberg_table
 
-            facts["iceberg"] = gather_iceberg(contract, env.get("iceberg"), root, now_ms)
+            facts["iceberg"], table = gather_iceberg_table(contract, env.get("iceberg"), root, now_ms)
+            retained = _retained(facts.get("flink"), table)
+            if retained:
+                facts["savepoint"] = {**not_configured(), "retained": retained}
     from streamwarden.facts.spark_data import data_promises
 
     if any(data_promises(c) for c in contracts):
@@ -49,3 +52,18 @@ def gather_live(
         finally:
             stop_spark()
     return out
+
+
+def _retained(flink: dict[str, Any] | None, table: Any) -> list[dict[str, Any]]:
+    """The retained checkpoints and savepoints Flink reports for the pipeline's job, each matched
+    to the table snapshot of its checkpoint (SW-RET-007 in a scheduled audit): no savepoint file is
+    read, so ``facts.savepoint`` stays not configured and only carries ``retained``."""
+    if table is None or not (flink or {}).get("available") or not (flink or {}).get("job_id"):
+        return []
+    from streamwarden.facts.recovery import flink_entries
+    from streamwarden.facts.restore import retained_matches
+    from streamwarden.iceberg.snapshots import branch_ancestry
+
+    assert flink is not None
+    ancestry, complete = branch_ancestry(table, "main")
+    return retained_matches(flink_entries(flink), ancestry, flink["job_id"], complete=complete)

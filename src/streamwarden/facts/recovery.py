@@ -20,8 +20,7 @@ from streamwarden.facts.restore import restore_plan, retained_matches, sink_is_i
 from streamwarden.facts.savepoint import flink_candidate, gather_savepoint, not_configured, unavailable
 from streamwarden.facts.static import gather_static_facts
 from streamwarden.flink.uids import declared_uids
-
-MAX_ANCESTRY = 200_000  # snapshots walked back from the branch head (metadata only, in memory)
+from streamwarden.iceberg.snapshots import branch_ancestry
 
 
 @dataclass
@@ -70,7 +69,7 @@ def gather_recovery(
         savepoint["table"] = None
     if facts["flink"].get("available") and facts["iceberg"].get("available"):
         savepoint["retained"] = retained_matches(
-            _flink_entries(facts["flink"]), out.ancestry, facts["flink"].get("job_id"), complete=out.ancestry_complete
+            flink_entries(facts["flink"]), out.ancestry, facts["flink"].get("job_id"), complete=out.ancestry_complete
         )
     facts["savepoint"] = savepoint
     return out
@@ -88,7 +87,7 @@ def _flink(contract: Contract, env: dict[str, Any], config: Config) -> dict[str,
         return unavailable(f"Flink facts could not be gathered: {type(exc).__name__}: {exc}")
 
 
-def _flink_entries(flink: dict[str, Any]) -> list[dict[str, Any]]:
+def flink_entries(flink: dict[str, Any]) -> list[dict[str, Any]]:
     """Retained checkpoints and savepoints Flink reports: completed entries with an external path."""
     checkpoints = flink.get("checkpoints") or {}
     latest = checkpoints.get("latest") or {}
@@ -148,29 +147,9 @@ def _iceberg(
             table, contract.data, now_ms, catalog=str(name), identifier=str(identifier), branch=out.branch
         )
         out.catalog, out.identifier = str(name), str(identifier)
-        out.ancestry, out.ancestry_complete = _walk(table, out.branch)
+        out.ancestry, out.ancestry_complete = branch_ancestry(table, out.branch)
         return facts
     except IcebergFactsError as exc:
         return unavailable(str(exc))
     except Exception as exc:
         return unavailable(f"table {identifier} in catalog '{name}' could not be read: {describe(exc, props)}")
-
-
-def _walk(table: Any, branch: str) -> tuple[list[dict[str, Any]], bool]:
-    """Snapshot items of the branch, newest first, and whether the walk reached the first snapshot."""
-    from streamwarden.iceberg.snapshots import ancestry, snapshot_item
-
-    md = table.metadata
-    by_id = {s.snapshot_id: s for s in md.snapshots}
-    refs = md.refs or {}
-    head = refs[branch].snapshot_id if branch in refs else (md.current_snapshot_id if branch == "main" else None)
-    chain, capped = ancestry(by_id, head, MAX_ANCESTRY)
-    return [snapshot_item(s) for s in chain], not capped and (not chain or _is_first_snapshot(chain[-1]))
-
-
-def _is_first_snapshot(snap: Any) -> bool:
-    """The table's first snapshot: no parent, and (format v2+) sequence number 1. Expiry leaves the
-    oldest kept snapshot either with a dangling parent id (Java) or none at all (pyiceberg), but
-    its sequence number still tells that older snapshots existed."""
-    seq = getattr(snap, "sequence_number", None)
-    return snap.parent_snapshot_id is None and (not isinstance(seq, int) or seq <= 1)

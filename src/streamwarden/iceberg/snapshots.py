@@ -87,6 +87,28 @@ def ancestry(by_id: Mapping[int, Any], head_id: int | None, limit: int) -> tuple
     return out, False
 
 
+MAX_ANCESTRY = 200_000  # snapshots walked back from a branch head (metadata only, in memory)
+
+
+def branch_ancestry(table: Any, branch: str) -> tuple[list[dict[str, Any]], bool]:
+    """Snapshot items of ``branch``, newest first, and whether the walk reached the table's first
+    snapshot (False when expiry removed older ones, or the walk hit MAX_ANCESTRY)."""
+    md = table.metadata
+    by_id = {s.snapshot_id: s for s in md.snapshots}
+    refs = md.refs or {}
+    head = refs[branch].snapshot_id if branch in refs else (md.current_snapshot_id if branch == "main" else None)
+    chain, capped = ancestry(by_id, head, MAX_ANCESTRY)
+    return [snapshot_item(s) for s in chain], not capped and (not chain or _is_first_snapshot(chain[-1]))
+
+
+def _is_first_snapshot(snap: Any) -> bool:
+    """The table's first snapshot: no parent, and (format v2+) sequence number 1. Expiry leaves the
+    oldest kept snapshot either with a dangling parent id (Java) or none at all (pyiceberg), but
+    its sequence number still tells that older snapshots existed."""
+    seq = getattr(snap, "sequence_number", None)
+    return snap.parent_snapshot_id is None and (not isinstance(seq, int) or seq <= 1)
+
+
 def window_horizon_ms(contract: Mapping[str, Any]) -> int:
     """max(retention.snapshots.max_age, retention.rollback_window, 7d), in ms."""
     retention = contract.get("retention") or {}
