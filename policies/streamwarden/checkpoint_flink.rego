@@ -309,8 +309,17 @@ _flink_last_exception := sprintf("; latest failure: %s", [e.message]) if {
 	is_string(e.message)
 } else := ""
 
-# Restarts the contract tolerates: none with restart_strategy none.
-_flink_restarts_allowed := 0 if input.contract.job.restart_strategy == "none"
+# Restarts the contract tolerates: none with restart_strategy none, else checkpoint.health.max_restarts.
+_flink_restarts_allowed := 0 if {
+	input.contract.job.restart_strategy == "none"
+} else := n if {
+	n := _ckpt.health.max_restarts
+	is_number(n)
+}
+
+_flink_restarts_rule := ["job.restart_strategy", "contract job.restart_strategy is none, which tolerates no restart"] if {
+	input.contract.job.restart_strategy == "none"
+} else := ["checkpoint.health.max_restarts", sprintf("contract checkpoint.health.max_restarts tolerates %v", [_flink_restarts_allowed])]
 
 # METADATA
 # title: The job must be running and stable
@@ -318,8 +327,8 @@ _flink_restarts_allowed := 0 if input.contract.job.restart_strategy == "none"
 #   Live Flink facts: fires when the pipeline's job is not RUNNING (created, restarting,
 #   failing, failed, canceled, finished...), when no job with the contract's job.name exists on
 #   the cluster, or when the running job has restarted more often than the contract tolerates
-#   (job.restart_strategy none tolerates no restart). Restarts come from the numRestarts job
-#   metric, else from the exception history.
+#   (checkpoint.health.max_restarts; job.restart_strategy none tolerates no restart). Restarts
+#   since the job started come from the numRestarts job metric, else from the exception history.
 # custom:
 #   id: SW-CKPT-013
 #   severity: warning
@@ -378,10 +387,10 @@ warn contains f if {
 	f := {
 		"rule": "SW-CKPT-013",
 		"message": sprintf(
-			"%s restarted %v times (from %s) but contract job.restart_strategy is none, which tolerates no restart%s",
-			[_flink_ref, restarts, _flink.restarts_source, _flink_last_exception],
+			"%s restarted %v times (from %s) but %s%s",
+			[_flink_ref, restarts, _flink.restarts_source, _flink_restarts_rule[1], _flink_last_exception],
 		),
-		"path": "job.restart_strategy",
+		"path": _flink_restarts_rule[0],
 		"source": "flink",
 		"value": "flink:restarts",
 		"evidence": {"job_id": _flink.job_id, "restarts": restarts, "allowed": allowed, "from": _flink.restarts_source},

@@ -425,6 +425,37 @@ test_ckpt013_no_restart_with_strategy_none_passes if {
 	lib.no_rule(findings, "SW-CKPT-013")
 }
 
+test_ckpt013_restarts_above_max_restarts if {
+	inp := _ft_input({"checkpoint": {"health": {"max_restarts": 3}}}, _ft_flink_with({"restarts": 4}))
+	findings := warn with input as inp
+	lib.rule_paths(findings, "SW-CKPT-013") == {"checkpoint.health.max_restarts"}
+	some f in findings
+	f.rule == "SW-CKPT-013"
+	contains(f.message, "restarted 4 times (from metrics.numRestarts) but contract checkpoint.health.max_restarts tolerates 3")
+	f.evidence.allowed == 3
+}
+
+test_ckpt013_restarts_at_max_restarts_pass if {
+	inp := _ft_input({"checkpoint": {"health": {"max_restarts": 3}}}, _ft_flink_with({"restarts": 3}))
+	findings := warn with input as inp
+	lib.no_rule(findings, "SW-CKPT-013")
+}
+
+test_ckpt013_strategy_none_wins_over_max_restarts if {
+	inp := _ft_input(
+		{"job": {"restart_strategy": "none"}, "checkpoint": {"health": {"max_restarts": 5}}},
+		_ft_flink_with({"restarts": 1}),
+	)
+	findings := warn with input as inp
+	lib.rule_paths(findings, "SW-CKPT-013") == {"job.restart_strategy"}
+}
+
+test_ckpt013_unknown_restart_count_is_silent if {
+	inp := _ft_input({"checkpoint": {"health": {"max_restarts": 0}}}, _ft_flink_with({"restarts": null}))
+	findings := warn with input as inp
+	lib.no_rule(findings, "SW-CKPT-013")
+}
+
 test_ckpt013_restarts_tolerated_by_other_strategies if {
 	inp := _ft_input({}, _ft_flink_with({"restarts": 7}))
 	findings := warn with input as inp
