@@ -26,10 +26,10 @@ def lower_enums(walker: SchemaWalker, schema: Schema | None, value: Any) -> Any:
         item = walker.item(schema, value)
         return [lower_enums(walker, item, v) for v in value]
     if isinstance(value, str) and schema is not None:
-        s = walker.resolve(walker.branch(schema, value))
-        if "enum" in s and all(isinstance(e, str) for e in s["enum"]):
+        enums = walker.string_leaf(schema)[0]
+        if enums is not None:
             low = value.strip().lower()
-            if low in s["enum"]:
+            if low in enums:
                 return low
     return value
 
@@ -45,7 +45,7 @@ class UnitError(ValueError):
 def convert_units(walker: SchemaWalker, schema: Schema | None, value: Any, path: str = "") -> Any:
     """After validation: durations to ms and sizes to bytes, wherever the schema says so."""
     if isinstance(value, str):
-        name = walker.ref_name(walker.branch(schema, value)) or walker.ref_name(schema)
+        name = walker.string_leaf(schema)[1]
         try:
             if name == "duration":
                 return parse_duration(value)

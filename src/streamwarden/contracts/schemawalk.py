@@ -26,6 +26,7 @@ class SchemaWalker:
         self.root = root
         self._children: dict[tuple[int, str, type], Schema | None] = {}
         self._items: dict[tuple[int, type], Schema | None] = {}
+        self._strings: dict[int, tuple[frozenset[str] | None, str | None]] = {}
 
     def ref_name(self, schema: Schema | None) -> str | None:
         """``{"$ref": "#/$defs/duration"}`` -> ``duration``."""
@@ -76,6 +77,18 @@ class SchemaWalker:
         if isinstance(addl, dict):
             return addl
         return None
+
+    def string_leaf(self, schema: Schema | None) -> tuple[frozenset[str] | None, str | None]:
+        """For a string value governed by ``schema``: its enum values (when all are strings) and
+        the name of its ``$defs`` unit (``duration``, ``size``), memoized per schema node."""
+        key = id(schema)
+        hit = self._strings.get(key)
+        if hit is None:
+            branch = self.branch(schema, "")
+            enum = self.resolve(branch).get("enum")
+            enums = frozenset(enum) if isinstance(enum, list) and all(isinstance(e, str) for e in enum) else None
+            hit = self._strings[key] = (enums, self.ref_name(branch) or self.ref_name(schema))
+        return hit
 
     def item(self, schema: Schema | None, value: Any) -> Schema | None:
         memo = (id(schema), type(value))
