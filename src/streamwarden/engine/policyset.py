@@ -86,11 +86,7 @@ class PolicySet:
 
     @property
     def entrypoints(self) -> list[tuple[str, str]]:
-        seen: dict[tuple[str, str], None] = {}
-        for f in self.runtime_files:
-            for s in f.rule_sets:
-                seen[(f.package, s)] = None
-        return list(seen)
+        return entrypoints_of(self.runtime_files)
 
     def files_for(self, input_doc: dict[str, Any]) -> list[PolicyFile]:
         """The runtime files that can fire on ``input_doc``: a file whose ``requires`` conditions
@@ -104,6 +100,15 @@ class PolicySet:
 
     def is_custom_package(self, package: str) -> bool:
         return any(not f.builtin for f in self.files if f.package == package)
+
+
+def entrypoints_of(files: list[PolicyFile]) -> list[tuple[str, str]]:
+    """(package, rule set) for every deny/warn/info set the files define, in file order, once each."""
+    seen: dict[tuple[str, str], None] = {}
+    for f in files:
+        for s in f.rule_sets:
+            seen[(f.package, s)] = None
+    return list(seen)
 
 
 def condition_holds(condition: str, input_doc: dict[str, Any]) -> bool:

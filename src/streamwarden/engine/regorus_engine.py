@@ -9,7 +9,7 @@ from typing import Any
 
 from streamwarden import selfcheck
 from streamwarden.engine.interface import Engine, RawResults, as_list
-from streamwarden.engine.policyset import PolicyFile, PolicySet
+from streamwarden.engine.policyset import PolicyFile, PolicySet, entrypoints_of
 from streamwarden.errors import PolicyError
 
 _LOCATION = re.compile(r"-->\s*(?P<file>[^:\n]+):(?P<line>\d+):(?P<col>\d+)")
@@ -53,11 +53,7 @@ class _Compiled:
         self.engine = _engine()
         add_policies(self.engine, files)
         self.engine.add_data({"catalog": {"rule_ids": sorted(policy_set.known_ids)}})
-        seen: dict[tuple[str, str], None] = {}
-        for f in files:
-            for s in f.rule_sets:
-                seen[(f.package, s)] = None
-        self.entrypoints = list(seen)
+        self.entrypoints = entrypoints_of(files)
         self.query = _query(self.entrypoints)
 
 

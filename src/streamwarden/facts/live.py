@@ -58,12 +58,11 @@ def _retained(flink: dict[str, Any] | None, table: Any) -> list[dict[str, Any]]:
     """The retained checkpoints and savepoints Flink reports for the pipeline's job, each matched
     to the table snapshot of its checkpoint (SW-RET-007 in a scheduled audit): no savepoint file is
     read, so ``facts.savepoint`` stays not configured and only carries ``retained``."""
-    if table is None or not (flink or {}).get("available") or not (flink or {}).get("job_id"):
+    if table is None or not flink or not flink.get("available") or not flink.get("job_id"):
         return []
     from streamwarden.facts.recovery import flink_entries
     from streamwarden.facts.restore import retained_matches
     from streamwarden.iceberg.snapshots import branch_ancestry
 
-    assert flink is not None
     ancestry, complete = branch_ancestry(table, "main")
     return retained_matches(flink_entries(flink), ancestry, flink["job_id"], complete=complete)
