@@ -93,45 +93,54 @@ deny contains f if {
 	}
 }
 
-# Why delivery is exactly-once (SW-REC-005).
-_exactly_once contains sprintf("sink %s delivers exactly_once", [lib.quote(object.get(s, "name", null))]) if {
+# The sinks that promise exactly-once delivery (SW-REC-005). The promise is the sink's:
+# checkpoint.mode alone promises no delivery, and a sink without `delivery` promises nothing.
+_exactly_once_sinks contains object.get(s, "name", null) if {
 	some s in object.get(input.contract, ["job", "sinks"], [])
 	s.delivery == "exactly_once"
 }
 
-_exactly_once contains "checkpoint.mode is exactly_once" if {
-	input.contract.checkpoint.mode == "exactly_once"
-}
+# 'sink "a"' or 'sinks "a" and "b"', for the message.
+_sinks_phrase(names) := sprintf("sink %s promises", [lib.quote(names[0])]) if count(names) == 1
+
+_sinks_phrase(names) := sprintf("sinks %s promise", [concat(" and ", [lib.quote(n) | some n in names])]) if count(names) > 1
 
 # METADATA
 # title: Exactly-once needs rewindable sources
 # description: |
 #   After a failure Flink rewinds every source to the last checkpoint; a source that cannot be
-#   reset loses or duplicates the records in between, so exactly-once is not achievable. Fires
-#   for each job.sources[] entry with rewindable false while any sink declares delivery
-#   exactly_once or checkpoint.mode is exactly_once. A source without rewindable is not judged.
+#   reset loses or duplicates the records in between, so a sink's exactly-once promise cannot
+#   hold. Fires for each job.sources[] entry with rewindable false while any job.sinks[] entry
+#   declares delivery exactly_once. The promise is the sink's: checkpoint.mode alone is no
+#   delivery promise, so sinks that are at_least_once or declare no delivery do not fire it.
+#   A source without rewindable is not judged.
 # custom:
 #   id: SW-REC-005
 #   severity: warning
 #   remediation: |
-#     Use a replayable source (Kafka, Kinesis, files), or declare the sinks at_least_once and
-#     make consumers tolerate duplicates.
+#     Make the source rewindable (a replayable source such as Kafka, Kinesis or files, declared
+#     rewindable: true), or declare the exactly_once sinks delivery: at_least_once and make
+#     consumers tolerate duplicates.
 #   example: |
 #     job:
 #       sources: [{name: clicks, kind: socket, rewindable: false}]
 #       sinks: [{name: orders-table, delivery: exactly_once}]
 warn contains f if {
-	count(_exactly_once) > 0
+	count(_exactly_once_sinks) > 0
 	some idx, source in object.get(input.contract, ["job", "sources"], [])
 	source.rewindable == false
-	reasons := sort([r | some r in _exactly_once])
+	sinks := sort([n | some n in _exactly_once_sinks])
 	f := {
 		"rule": "SW-REC-005",
 		"message": sprintf(
-			"source %s (job.sources[%d]) is not rewindable while %s: records since the last checkpoint are lost or duplicated on restore; use a rewindable source or at_least_once delivery",
-			[lib.quote(object.get(source, "name", null)), idx, concat(" and ", reasons)],
+			"source %s (job.sources[%d]) is not rewindable while %s delivery exactly_once: records since the last checkpoint cannot be replayed on restore, so they are lost or duplicated; make the source rewindable or declare %s at_least_once",
+			[lib.quote(object.get(source, "name", null)), idx, _sinks_phrase(sinks), _that_sink(sinks)],
 		),
 		"path": sprintf("job.sources[%d].rewindable", [idx]),
-		"evidence": {"source": object.get(source, "name", null), "rewindable": false, "exactly_once": reasons},
+		"evidence": {"source": object.get(source, "name", null), "rewindable": false, "exactly_once_sinks": sinks},
 	}
 }
+
+_that_sink(names) := "the sink" if count(names) == 1
+
+_that_sink(names) := "the sinks" if count(names) > 1
