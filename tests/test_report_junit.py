@@ -1,12 +1,16 @@
 """JUnit XML: parses, its counts equal the JSON findings (read back by ElementTree and by
-junitparser, a real consumer), waived findings are skipped with their reason."""
+junitparser, a real consumer), waived findings are skipped with their reason, and what fails the
+run (findings at or above --fail-on) is exactly what fails the report."""
 
 from __future__ import annotations
 
 import xml.etree.ElementTree as ET
+from pathlib import Path
 from typing import Any
 
 import pytest
+from tests.cli import sw
+from tests.conftest import CLEAN_CONTRACT, NOW
 from tests.reporting import EXAMPLES, findings_json, make_finding, missing_tool, run_check
 
 from streamwarden.errors import InputError
@@ -27,11 +31,9 @@ def test_counts_equal_the_json_findings(examples: tuple[ET.Element, dict[str, An
     s = doc["summary"]
     cases = root.findall("./testsuite/testcase")
     assert int(root.get("tests", "-1")) == len(cases) == len(doc["findings"])
-    assert (
-        int(root.get("failures", "-1"))
-        == s["errors"] + s["warnings"]
-        == len(root.findall("./testsuite/testcase/failure"))
-    )
+    # the examples fail on errors (fail_on: error): warnings are listed, not failures
+    assert s["warnings"] > 0
+    assert int(root.get("failures", "-1")) == s["errors"] == len(root.findall("./testsuite/testcase/failure"))
     assert int(root.get("errors", "-1")) == 0
     assert int(root.get("skipped", "-1")) == len(root.findall("./testsuite/testcase/skipped")) == s["waived"] == 1
     suites = root.findall("testsuite")
@@ -41,7 +43,7 @@ def test_counts_equal_the_json_findings(examples: tuple[ET.Element, dict[str, An
         mine = [f for f in doc["findings"] if f["pipeline"] == suite.get("name")]
         assert int(suite.get("tests", "-1")) == len(mine) == len(suite.findall("testcase"))
         assert int(suite.get("skipped", "-1")) == sum(1 for f in mine if f["waived"])
-        assert int(suite.get("failures", "-1")) == sum(1 for f in mine if not f["waived"] and f["severity"] != "info")
+        assert int(suite.get("failures", "-1")) == sum(1 for f in mine if not f["waived"] and f["severity"] == "error")
 
 
 def test_each_failure_names_the_rule_file_and_line(examples: tuple[ET.Element, dict[str, Any], str]) -> None:
@@ -53,8 +55,9 @@ def test_each_failure_names_the_rule_file_and_line(examples: tuple[ET.Element, d
     ordered = [f for suite in root.findall("testsuite") for f in by_pipeline.get(suite.get("name", ""), [])]
     for case, f in zip(cases, ordered, strict=True):
         assert case.get("name", "").startswith(f"{f['rule']} {f['path']}")
-        outcome = case.find("failure") if case.find("failure") is not None else case.find("skipped")
-        assert outcome is not None
+        outcomes = [case.find(tag) for tag in ("failure", "skipped", "system-out")]
+        (outcome,) = [o for o in outcomes if o is not None]
+        assert (outcome.tag == "failure") == (f["severity"] == "error" and not f["waived"])
         assert f"at {f['file']}:{f['line']}" in (outcome.text or "")
 
 
@@ -79,9 +82,9 @@ def test_a_junit_consumer_reads_the_same_counts(examples: tuple[ET.Element, dict
     xml.update_statistics()  # recount from the testcases: the declared totals must agree
     assert declared == (xml.tests, xml.failures, xml.errors, xml.skipped)
     s = doc["summary"]
-    assert declared == (len(doc["findings"]), s["errors"] + s["warnings"], 0, s["waived"])
+    assert declared == (len(doc["findings"]), s["errors"], 0, s["waived"])
     results = [type(r) for suite in xml for case in suite for r in case.result]
-    assert results.count(Failure) == s["errors"] + s["warnings"]
+    assert results.count(Failure) == s["errors"]
     assert results.count(Skipped) == s["waived"]
 
 
@@ -123,3 +126,58 @@ def test_twin_findings_get_distinct_case_names() -> None:
     root = ET.fromstring(JunitReporter().render(Report(findings=[a, b], pipelines=["p"])).encode("utf-8"))
     names = [c.get("name") for c in root.findall("./testsuite/testcase")]
     assert names == ["SW-X-001 a.b (a.yaml)", "SW-X-001 a.b (b.yaml)"]
+
+
+# ---- what fails the run fails the report: the real CLI in a subprocess, on a real contract
+
+
+def _warning_only_contract(tmp_path: Path) -> None:
+    """A contract whose only finding is a warning (SW-REC-005: a non-rewindable source while the
+    sink promises exactly-once)."""
+    contract = CLEAN_CONTRACT.replace("rewindable: true", "rewindable: false")
+    (tmp_path / "contract.yaml").write_text(contract, encoding="utf-8")
+
+
+def _junit(tmp_path: Path, *args: str) -> tuple[int, ET.Element]:
+    p = sw("check", "contract.yaml", "--format", "junit", "--now", NOW, *args, cwd=tmp_path)
+    return p.code, ET.fromstring(p.stdout.encode("utf-8"))
+
+
+def test_a_warning_below_fail_on_error_is_listed_but_not_a_failure(tmp_path: Path) -> None:
+    _warning_only_contract(tmp_path)
+    code, root = _junit(tmp_path, "--fail-on", "error")
+    assert code == 0
+    assert root.get("failures") == "0" and root.findall(".//failure") == []
+    (case,) = root.findall("./testsuite/testcase")
+    assert case.get("name") == "SW-REC-005 job.sources[0].rewindable"
+    assert case.find("skipped") is None  # a passing test case: skipped is for waived and baselined
+    out = case.find("system-out")
+    assert out is not None and "SW-REC-005" in (out.text or "") and "is not rewindable" in (out.text or "")
+    assert (out.text or "").startswith("not a failure (--fail-on error: warning is below it)")
+    assert (root.get("tests"), root.find("testsuite").get("failures")) == ("1", "0")  # type: ignore[union-attr]
+    # the same contract, failing on warnings: now the warning is a failure
+    code, root = _junit(tmp_path, "--fail-on", "warning")
+    assert code == 1 and root.get("failures") == "1"
+    failure = root.find("./testsuite/testcase/failure")
+    assert failure is not None and failure.get("type") == "warning"
+    assert failure.get("message", "").startswith("SW-REC-005: ")
+
+
+def test_fail_on_of_streamwarden_yaml_decides_the_failures_and_the_default_is_error(tmp_path: Path) -> None:
+    _warning_only_contract(tmp_path)
+    code, root = _junit(tmp_path)
+    assert code == 0 and root.get("failures") == "0"
+    (tmp_path / "streamwarden.yaml").write_text('contracts: ["contract.yaml"]\nfail_on: warning\n', encoding="utf-8")
+    code, root = _junit(tmp_path)
+    assert code == 1 and root.get("failures") == "1"
+
+
+def test_fail_on_never_has_no_failures_even_for_errors(tmp_path: Path) -> None:
+    contract = CLEAN_CONTRACT.replace("min_pause: 30s", "min_pause: 60s")  # SW-CKPT-002, an error
+    (tmp_path / "contract.yaml").write_text(contract, encoding="utf-8")
+    code, root = _junit(tmp_path, "--fail-on", "never")
+    assert code == 0
+    assert root.get("failures") == "0" and root.findall(".//failure") == []
+    assert any(c.get("name", "").startswith("SW-CKPT-002 ") for c in root.iter("testcase"))
+    code, root = _junit(tmp_path)
+    assert code == 1 and root.get("failures") == "1"

@@ -122,9 +122,16 @@ def exit_code(findings: list[Finding], fail_on: str, input_errors: int = 0) -> i
     """The one place that decides the exit code: 2 unusable input, 1 findings at/above fail_on, else 0."""
     if input_errors:
         return 2
-    if fail_on == "never":
-        return 0
-    threshold = SEVERITY_ORDER["warning" if fail_on == "warning" else "error"]
-    if any(f.counts and SEVERITY_ORDER.get(f.severity, 9) <= threshold for f in findings):
+    if any(fails_run(f, fail_on) for f in findings):
         return 1
     return 0
+
+
+def fails_run(finding: Finding, fail_on: str) -> bool:
+    """Whether this finding alone fails the run: it counts (not waived, not baselined) and its
+    severity is at or above ``fail_on`` (``never``: nothing fails). Reporters that mark failures
+    (JUnit) ask this, so a report is red exactly when the exit code is 1."""
+    if fail_on == "never" or not finding.counts:
+        return False
+    threshold = SEVERITY_ORDER["warning" if fail_on == "warning" else "error"]
+    return SEVERITY_ORDER.get(finding.severity, 9) <= threshold

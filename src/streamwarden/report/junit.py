@@ -1,10 +1,13 @@
 """``--format junit``: JUnit XML, one testsuite per pipeline and one testcase per finding.
 
-Counts match the JSON findings: ``tests`` is the number of findings (plus unusable inputs),
-``failures`` the errors and warnings that count, ``skipped`` the waived (with the waiver's reason)
-and baselined findings, ``errors`` the unusable inputs. An info finding is a passing testcase
-whose message is in ``system-out``. Testcase attributes stay within the common JUnit schema
-(name, classname, time), so strict consumers accept the file; the location is in the text.
+What fails the run fails the report: ``tests`` is the number of findings (plus unusable inputs),
+``failures`` the findings that fail the run (at or above ``--fail-on``, neither waived nor
+baselined), ``skipped`` the waived (with the waiver's reason) and baselined findings, ``errors``
+the unusable inputs. A finding below ``--fail-on`` (an info, a warning under ``--fail-on error``,
+anything under ``never``) is a passing testcase whose message is in ``system-out``, so a
+dashboard is red exactly when the exit code is 1. Testcase attributes stay within the common
+JUnit schema (name, classname, time), so strict consumers accept the file; the location is in
+the text.
 """
 
 from __future__ import annotations
@@ -14,7 +17,7 @@ import re
 import xml.etree.ElementTree as ET
 
 from streamwarden.errors import StreamwardenError
-from streamwarden.findings import Finding
+from streamwarden.findings import Finding, fails_run
 from streamwarden.report.interface import Report, Reporter
 
 _XML_INVALID = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ufffe\uffff]")
@@ -97,13 +100,15 @@ def _suite(report: Report, pipeline: str, findings: list[Finding]) -> ET.Element
             message = f"baselined: an existing finding accepted by the baseline {report.baseline or ''}".rstrip()
             ET.SubElement(case, "skipped", {"type": "baselined", "message": _x(message)}).text = _detail(report, f)
             skipped += 1
-        elif f.severity in ("error", "warning"):
+        elif fails_run(f, report.fail_on):
             ET.SubElement(
                 case, "failure", {"type": f.severity, "message": _x(f"{f.rule}: {f.message}")}
             ).text = _detail(report, f)
             failures += 1
         else:
-            ET.SubElement(case, "system-out").text = _detail(report, f)
+            below = "nothing fails" if report.fail_on == "never" else f"{f.severity} is below it"
+            note = f"not a failure (--fail-on {report.fail_on}: {below})"
+            ET.SubElement(case, "system-out").text = _x(note) + "\n\n" + _detail(report, f)
     suite.set("tests", str(len(findings)))
     suite.set("failures", str(failures))
     suite.set("errors", "0")
