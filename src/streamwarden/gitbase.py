@@ -6,12 +6,14 @@ a pull-request check sees the base branch exactly as committed.
 
 from __future__ import annotations
 
+import re
 import subprocess
 from dataclasses import dataclass
 from pathlib import Path
 
 from streamwarden.errors import InputError, UsageError
 
+_COMMIT_ID = re.compile(r"[0-9a-f]{40}|[0-9a-f]{64}")
 _FETCH_HINT = "in CI, check out with full history (actions/checkout `fetch-depth: 0`) or run `git fetch --unshallow`"
 
 
@@ -80,38 +82,44 @@ class GitRepo:
 
     def grep_files(self, commit: str, pattern: str, pathspecs: list[str]) -> list[str]:
         """Paths (repo-relative) at ``commit`` whose content matches the extended regex."""
-        proc = self.git("grep", "-l", "-E", "-I", pattern, commit, "--", *(pathspecs or ["."]))
+        proc = self.git("grep", "-l", "-z", "-E", "-I", pattern, commit, "--", *(pathspecs or ["."]))
         if proc.returncode not in (0, 1):
             raise GitError(f"git grep failed: {proc.stderr.decode(errors='replace').strip()}")
         prefix = f"{commit}:"
-        return [line[len(prefix) :] for line in proc.stdout.decode().splitlines() if line.startswith(prefix)]
+        return [p[len(prefix) :] for p in _nul_split(proc.stdout) if p.startswith(prefix)]
 
     def ls_files(self, commit: str, pathspecs: list[str]) -> list[str]:
         proc = self.git("ls-tree", "-r", "--name-only", "-z", commit, "--", *pathspecs)
         if proc.returncode != 0:
             raise GitError(f"git ls-tree failed: {proc.stderr.decode(errors='replace').strip()}")
-        return [p for p in proc.stdout.decode().split("\0") if p]
+        return _nul_split(proc.stdout)
 
     def read_blobs(self, specs: list[str]) -> dict[str, bytes | None]:
-        """``commit:path`` -> content (None when missing), all in one ``git cat-file --batch``."""
+        """``commit:path`` -> content (None when missing), all in one ``git cat-file --batch``.
+
+        The specs go in NUL-terminated (``-z``): a path may hold a newline or any other byte."""
         if not specs:
             return {}
-        proc = self.git("cat-file", "--batch", input_bytes=("\n".join(specs) + "\n").encode())
+        encoded = [spec.encode("utf-8", errors="surrogateescape") for spec in specs]
+        proc = self.git("cat-file", "--batch", "-z", input_bytes=b"".join(e + b"\0" for e in encoded))
         if proc.returncode != 0:
             raise GitError(f"git cat-file failed: {proc.stderr.decode(errors='replace').strip()}")
         out: dict[str, bytes | None] = {}
         data = proc.stdout
         pos = 0
-        for spec in specs:
-            nl = data.index(b"\n", pos)
-            header = data[pos:nl].decode(errors="replace")
-            pos = nl + 1
-            if header.endswith("missing") or header.endswith("ambiguous"):
-                out[spec] = None
-                continue
-            size = int(header.rsplit(" ", 1)[1])
-            out[spec] = data[pos : pos + size]
-            pos += size + 1
+        for spec, raw in zip(specs, encoded, strict=True):
+            # "<spec> missing" / "<spec> ambiguous" echo the spec, which may hold a newline
+            for word in (b" missing\n", b" ambiguous\n"):
+                if data.startswith(raw + word, pos):
+                    out[spec] = None
+                    pos += len(raw) + len(word)
+                    break
+            else:
+                nl = data.index(b"\n", pos)
+                size = int(data[pos:nl].rsplit(b" ", 1)[1])
+                pos = nl + 1
+                out[spec] = data[pos : pos + size]
+                pos += size + 1
         return out
 
     def read(self, commit: str, path: str) -> bytes | None:
@@ -119,9 +127,10 @@ class GitRepo:
 
     def first_parent_history(self, commit: str, path: str, limit: int = 1000) -> list[tuple[str, str]]:
         """(commit, path at that commit) for every first-parent commit that changed the file, newest
-        first, following renames."""
-        out = self.text(
+        first, following renames. Read NUL-separated (``-z``): paths are never quoted or split."""
+        proc = self.git(
             "log",
+            "-z",
             "--first-parent",
             "--follow",
             f"--max-count={limit}",
@@ -131,12 +140,21 @@ class GitRepo:
             "--",
             path,
         )
+        if proc.returncode != 0:
+            raise GitError(f"git log failed: {proc.stderr.decode(errors='replace').strip()}")
+        # -z output: NUL, the commit, NUL, then "\n" and the path, NUL, for each commit
+        tokens = proc.stdout.decode("utf-8", errors="surrogateescape").split("\0")
         history: list[tuple[str, str]] = []
-        for chunk in out.split("\0")[1:]:
-            lines = [ln for ln in chunk.strip().splitlines() if ln.strip()]
-            if len(lines) >= 2:
-                history.append((lines[0].strip(), lines[-1].strip()))
+        for i, tok in enumerate(tokens[:-1]):
+            nxt = tokens[i + 1]
+            if _COMMIT_ID.fullmatch(tok) and nxt.startswith("\n") and len(nxt) > 1:
+                history.append((tok, nxt[1:]))
         return history
 
     def relpath(self, path: Path) -> str:
         return path.resolve().relative_to(self.top.resolve()).as_posix()
+
+
+def _nul_split(out: bytes) -> list[str]:
+    """Paths from git's ``-z`` output: never quoted, never split at a newline in a name."""
+    return [p for p in out.decode("utf-8", errors="surrogateescape").split("\0") if p]
