@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from streamwarden.config import Config, config_from_text
+from streamwarden.config import CONFIG_NAMES, Config, config_from_text
 from streamwarden.contracts.load import contract_from_document, display_path
 from streamwarden.contracts.normalize import UnitError, lower_enums, normalize_contract
 from streamwarden.contracts.schemawalk import walker_for
@@ -166,10 +166,13 @@ def _parse_contract(blob: bytes, shown: str, path: Path) -> BaseContract:
         return BaseContract(shown, repo_path, None, exc.render(), name)
 
 
-def load_base(repo: GitRepo, ref: str, config: Config, paths: list[str]) -> BaseSnapshot:
+def load_base(
+    repo: GitRepo, ref: str, config: Config, paths: list[str], globs: list[str] | None = None
+) -> BaseSnapshot:
+    """The contracts at the merge base, under ``paths`` or the contract globs (default: the config's)."""
     commit = repo.merge_base(ref)
     snapshot = BaseSnapshot(ref=ref, commit=commit, repo=repo, root=config.root)
-    pathspecs = _pathspecs(repo, config, paths)
+    pathspecs = _pathspecs(repo, config, paths, config.contracts if globs is None else globs)
     files = repo.grep_files(commit, _KIND_PATTERN, pathspecs)
     files = [f for f in files if f.endswith((".yaml", ".yml"))]
     blobs = repo.read_blobs([f"{commit}:{f}" for f in files])
@@ -186,7 +189,7 @@ def load_base(repo: GitRepo, ref: str, config: Config, paths: list[str]) -> Base
     return snapshot
 
 
-def _pathspecs(repo: GitRepo, config: Config, paths: list[str]) -> list[str]:
+def _pathspecs(repo: GitRepo, config: Config, paths: list[str], globs: list[str]) -> list[str]:
     if paths:
         out = []
         for p in paths:
@@ -199,7 +202,7 @@ def _pathspecs(repo: GitRepo, config: Config, paths: list[str]) -> list[str]:
     with contextlib.suppress(ValueError):
         prefix = repo.relpath(config.root)
     prefix = "" if prefix in ("", ".") else prefix + "/"
-    return [f":(glob){prefix}{g}" for g in config.contracts]
+    return [f":(glob){prefix}{g}" for g in globs]
 
 
 @dataclass
@@ -212,26 +215,38 @@ class TrustedPolicies:
 
 
 def load_trusted(repo: GitRepo, trusted_ref: str, config: Config, policy_dirs: list[Path]) -> TrustedPolicies:
-    """Policies, waivers' configuration and fail_on as committed on the trusted ref, and what the
-    pull request changes in them (reported as SW-POLICY-001)."""
+    """Policies, the configuration (policy dirs, contract globs, fail_on, environments) as committed
+    on the trusted ref, and what the pull request changes in them (reported as SW-POLICY-001).
+
+    The trusted configuration is looked up on the trusted ref itself, whatever the work tree holds:
+    a pull request that deletes or renames ``streamwarden.yaml`` still gets the trusted one."""
     commit = repo.resolve(trusted_ref)
     changes: list[dict[str, Any]] = []
     trusted_config: Config | None = None
-    if config.path is not None:
-        rel = repo.relpath(config.path)
-        blob = repo.read(commit, rel)
-        head_text = config.path.read_bytes()
-        if blob is not None:
-            trusted_config = config_from_text(decode_utf8(blob, f"{rel}@{trusted_ref}"), rel, config.root)
-            trusted_config.path = config.path
-        if blob != head_text:
+    trusted_rel: str | None = None
+    head_rel = _relpath(repo, config.path)
+    candidates = _config_candidates(repo, config)
+    blobs = repo.read_blobs([f"{commit}:{rel}" for rel in candidates])
+    for rel in candidates:
+        blob = blobs[f"{commit}:{rel}"]
+        if blob is None:
+            continue
+        trusted_rel = rel
+        shown = f"{display_path(repo.top / rel, config.root)}@{trusted_ref}"
+        trusted_config = config_from_text(decode_utf8(blob, shown), shown, config.root)
+        trusted_config.path = repo.top / rel
+        if head_rel != rel:
+            # the pull request removed or renamed it (a rename also adds the head file, below)
             changes.append(
-                {
-                    "file": display_path(config.path, config.root),
-                    "change": "added" if blob is None else "modified",
-                    "kind": "configuration",
-                }
+                {"file": display_path(repo.top / rel, config.root), "change": "removed", "kind": "configuration"}
             )
+        elif config.path is not None and config.path.read_bytes() != blob:
+            changes.append(
+                {"file": display_path(config.path, config.root), "change": "modified", "kind": "configuration"}
+            )
+        break
+    if config.path is not None and head_rel != trusted_rel:
+        changes.append({"file": display_path(config.path, config.root), "change": "added", "kind": "configuration"})
     dirs: list[Path] = [*(trusted_config.policies if trusted_config else []), *policy_dirs]
     builtin_dir = policies_dir()
     in_repo_builtin = _inside(builtin_dir, repo.top)
@@ -268,6 +283,27 @@ def load_trusted(repo: GitRepo, trusted_ref: str, config: Config, policy_dirs: l
                     shown = f"policies/{head.relative_to(d).as_posix()}" if builtin else display_path(head, config.root)
                     changes.append({"file": shown, "change": "added", "kind": "policy"})
     return TrustedPolicies(ref=trusted_ref, commit=commit, files=files, config=trusted_config, changes=changes)
+
+
+def _config_candidates(repo: GitRepo, config: Config) -> list[str]:
+    """Where the trusted ref may hold the configuration: the file the work tree uses, then the
+    default names in the configuration root (the directory streamwarden runs from)."""
+    head = _relpath(repo, config.path)
+    out: list[str] = [head] if head is not None else []
+    root = _relpath(repo, config.root)
+    if root is not None:
+        prefix = "" if root in ("", ".") else root + "/"
+        out.extend(f"{prefix}{name}" for name in CONFIG_NAMES if f"{prefix}{name}" not in out)
+    return out
+
+
+def _relpath(repo: GitRepo, path: Path | None) -> str | None:
+    if path is None:
+        return None
+    try:
+        return repo.relpath(path)
+    except ValueError:
+        return None
 
 
 def _inside(path: Path, top: Path) -> bool:

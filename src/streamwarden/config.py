@@ -31,6 +31,7 @@ class Config:
     fail_on: str = "error"
     environments: dict[str, Any] = field(default_factory=dict)
     path: Path | None = None  # the file, absolute
+    contracts_set: bool = False  # `contracts:` written in the file: every file its globs match is a contract
 
     def environment(self, name: str) -> dict[str, Any]:
         if name not in self.environments:
@@ -94,6 +95,7 @@ def config_from_document(doc: YamlDocument, root: Path) -> Config:
         root=root,
         file=shown,
         contracts=list(data.get("contracts") or ["contracts/**/*.yaml"]),
+        contracts_set=bool(data.get("contracts")),
         policies=[(root / p) for p in data.get("policies") or []],
         fail_on=str(data.get("fail_on") or "error"),
         environments=dict(data.get("environments") or {}),

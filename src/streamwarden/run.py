@@ -66,9 +66,32 @@ def now_ms() -> int:
 
 
 def load_for_run(config: Config, paths: Sequence[str]) -> tuple[list[Contract], list[StreamwardenError]]:
-    files, errors = discover_contracts(paths, config.root, config.contracts)
+    files, errors = discover_for_configs(paths, [config])
     contracts, load_errors = load_contracts(files, config.root)
     return contracts, errors + load_errors
+
+
+def discover_for_configs(paths: Sequence[str], configs: Sequence[Config]) -> tuple[list[Path], list[StreamwardenError]]:
+    """The contract files of a run: PATH arguments as given, else every configuration's globs (a
+    glob written in a ``streamwarden.yaml`` makes each file it matches a contract)."""
+    if paths:
+        return discover_contracts(paths, configs[0].root, ())
+    files: list[Path] = []
+    errors: list[StreamwardenError] = []
+    seen: set[Path] = set()
+    for cfg in configs:
+        found, errs = discover_contracts((), cfg.root, cfg.contracts, every_match=cfg.contracts_set)
+        errors.extend(errs)
+        for f in found:
+            key = f.resolve()
+            if key not in seen:
+                seen.add(key)
+                files.append(f)
+    return files, errors
+
+
+def _union_globs(configs: Sequence[Config]) -> list[str]:
+    return list(dict.fromkeys(g for cfg in configs for g in cfg.contracts))
 
 
 def build_input(
@@ -99,17 +122,25 @@ def run_check(config: Config, options: RunOptions) -> RunResult:
     With ``base_ref`` the base contracts come from the merge base, and policies, waivers and
     fail_on from the trusted ref (default: the base ref), so a pull request cannot weaken its check.
     """
-    files, errors = discover_contracts(options.paths, config.root, config.contracts)
     now = options.now_ms if options.now_ms is not None else now_ms()
     ctx = _RunContext(config=config, options=options, now=now)
-    if options.environment:
-        ctx.env = config.environment(options.environment)
     trusted: TrustedPolicies | None = None
+    # which files are contracts: the work tree's configuration and, in a pull request, the trusted
+    # one too (a pull request cannot narrow the set; a contract leaves it only by being deleted)
+    selecting = [config]
     if options.base_ref:
         repo = GitRepo.discover(config.root)
-        ctx.base = load_base(repo, options.base_ref, config, list(options.paths))
         trusted = load_trusted(repo, options.trusted_ref or options.base_ref, config, list(options.policy_dirs))
         ctx.policy_files = trusted.files
+        if trusted.config is not None:
+            selecting.append(trusted.config)
+        ctx.base = load_base(repo, options.base_ref, config, list(options.paths), _union_globs(selecting))
+    files, errors = discover_for_configs(options.paths, selecting)
+    if options.environment:
+        # connection details come from the trusted configuration when there is one: a pull request
+        # cannot point the check (and its credentials) at a host of its choosing
+        source = trusted.config if trusted is not None and trusted.config is not None else config
+        ctx.env = source.environment(options.environment)
     ctx.policy_set()
     progress.set_total(len(files))
     # live facts run in this process (a Spark session and REST clients do not survive a fork)
@@ -317,8 +348,9 @@ def _check_files(
         found = evaluate_contract(engine, policy_set, contract, doc)
         if base_doc is None:
             apply_waivers(found, contract.data)
-        else:  # only waivers the base already had (unchanged or narrowed) apply to a pull request
-            apply_waivers(found, contract.data, trusted=(base_doc.get("contract") or {}).get("waivers") or [])
+        else:  # the base's waivers are the ones in force in a pull request
+            base_waivers = (base_doc.get("contract") or {}).get("waivers") or []
+            apply_waivers(found, contract.data, trusted=base_waivers, now_ms=ctx.now)
         ref = PipelineRef(contract.name, contract.file)
         out.append((f, ref, found, doc if keep_inputs else None, contract.line_of("metadata.name")))
     return out, errors
