@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import difflib
 import functools
 import os
 import re
@@ -20,6 +21,10 @@ from streamwarden.yamlsafe import YamlDocument, load_single, parse_documents, re
 KIND = "PipelineContract"
 API_VERSION = "streamwarden/v1"
 _KIND_LINE = re.compile(r"^kind:\s*[\"']?PipelineContract[\"']?\s*(#.*)?$", re.MULTILINE)
+API_GROUP = "streamwarden/"
+_CONFIG_NAMES = ("streamwarden.yaml", "streamwarden.yml")
+# a quick pre-filter before parsing: the text mentions a streamwarden apiVersion or a kind at all
+_MAYBE_CONTRACT = re.compile(r"^\s*(apiVersion:\s*[\"']?streamwarden/|kind:)", re.MULTILINE | re.IGNORECASE)
 _SKIP_DIRS = {".git", ".venv", "venv", "node_modules", "__pycache__", ".tox", ".mypy_cache"}
 
 
@@ -109,19 +114,22 @@ def contract_from_document(doc: YamlDocument, path: Path, resolved: Path | None 
 
 
 def discover_contracts(
-    paths: Sequence[str], root: Path, globs: Iterable[str] = ()
+    paths: Sequence[str], root: Path, globs: Iterable[str] = (), every_match: bool = False
 ) -> tuple[list[Path], list[StreamwardenError]]:
-    """Files to load: FILE args as given; DIR args searched for YAML whose kind is PipelineContract.
+    """Files to load: FILE args as given; DIR args searched for YAML that is meant as a contract.
 
-    With no paths, the config's globs (relative to ``root``). YAML that does not parse is returned as a
-    candidate (it may be a broken contract), so the caller reports it.
+    With no paths, the config's globs (relative to ``root``); ``every_match`` (globs written in
+    ``streamwarden.yaml``): every file they match is a contract. Otherwise a file is one when its
+    ``kind`` is PipelineContract or close to it (a typo), or its ``apiVersion`` is
+    ``streamwarden/...``: a contract with a misspelled or missing kind is loaded, and so reported,
+    never skipped. YAML that does not parse is a candidate too (it may be a broken contract).
     """
     found: list[Path] = []
     errors: list[StreamwardenError] = []
     if not paths:
         for pattern in globs or ["contracts/**/*.yaml"]:
             for p in sorted(root.glob(pattern)):
-                if p.is_file() and _looks_like_contract(p):
+                if p.is_file() and p.name not in _CONFIG_NAMES and (every_match or _looks_like_contract(p)):
                     found.append(p)
         return _dedupe(found), errors
     for arg in paths:
@@ -148,24 +156,41 @@ def _walk_yaml(directory: Path) -> list[Path]:
     for dirpath, dirnames, filenames in os.walk(directory):
         dirnames[:] = sorted(d for d in dirnames if d not in _SKIP_DIRS and not d.startswith("."))
         for name in sorted(filenames):
-            if name.endswith((".yaml", ".yml")) and name not in ("streamwarden.yaml", "streamwarden.yml"):
+            if name.endswith((".yaml", ".yml")) and name not in _CONFIG_NAMES:
                 out.append(Path(dirpath) / name)
     return out
 
 
 def _looks_like_contract(path: Path) -> bool:
-    """kind: PipelineContract at the top level; unparseable YAML counts (reported by the loader)."""
+    """Meant as a contract: ``kind`` PipelineContract or a near miss, or an ``apiVersion`` of
+    streamwarden; unparseable YAML counts (reported by the loader)."""
     try:
         text = read_text(path)
     except InputError:
         return True
     if _KIND_LINE.search(text):
         return True
+    if not _MAYBE_CONTRACT.search(text):
+        return False  # cheap: no streamwarden apiVersion and no kind near "PipelineContract"
     try:
         docs = parse_documents(text, str(path))
     except InputError:
         return True
-    return any(isinstance(d.data, dict) and d.data.get("kind") == KIND for d in docs)
+    return any(isinstance(d.data, dict) and _meant_as_contract(d.data) for d in docs)
+
+
+def _meant_as_contract(data: dict[Any, Any]) -> bool:
+    api = data.get("apiVersion")
+    if isinstance(api, str) and api.strip().lower().startswith(API_GROUP):
+        return True
+    kind = data.get("kind")
+    return isinstance(kind, str) and near_kind(kind)
+
+
+def near_kind(kind: str) -> bool:
+    """``kind`` is PipelineContract or a typo of it (case, a letter or two, spaces)."""
+    squashed = re.sub(r"[\s_-]", "", kind).lower()
+    return squashed == KIND.lower() or difflib.SequenceMatcher(None, squashed, KIND.lower()).ratio() >= 0.8
 
 
 def _dedupe(paths: list[Path]) -> list[Path]:

@@ -224,13 +224,14 @@ def _convert(
                 file=file,
                 line=doc.line_of(path),
                 path=shown,
+                hint=f"did you mean '{err.validator_value}'?" if isinstance(err.validator_value, str) else None,
             )
         ]
     return [InputError(_plain(err), file=file, line=doc.line_of(path), path=shown)]
 
 
 def _required_hint(child: str) -> str | None:
-    if child == "apiVersion":
+    if child in ("apiVersion", "kind"):
         return "a contract starts with `apiVersion: streamwarden/v1` and `kind: PipelineContract`"
     return None
 
