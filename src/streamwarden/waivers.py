@@ -23,22 +23,30 @@ def invalid_waiver_indexes(findings: list[Finding]) -> set[int]:
     return out
 
 
-def apply_waivers(findings: list[Finding], contract: dict[str, Any], trusted: list[Any] | None = None) -> None:
+def apply_waivers(
+    findings: list[Finding], contract: dict[str, Any], trusted: list[Any] | None = None, now_ms: int | None = None
+) -> None:
     """Mark findings waived in place; SW-WAIVER-001 findings are never waived.
 
-    ``trusted`` (a pull-request check): the base branch's waivers. A head waiver applies only when
-    the base has a waiver for the same rule that expires no earlier: a pull request cannot add or
-    extend a waiver for itself (SW-WAIVER-002 shows reviewers that it tried).
+    ``trusted`` (a pull-request check): the base branch's waivers, and the base version is the one
+    in force. A head waiver for a rule applies as the base's waiver for that rule, valid as of
+    ``now_ms`` (a reason, not expired): a pull request that extends, narrows or rewords a waiver
+    keeps the base's, and one that only the pull request adds covers nothing (SW-WAIVER-002 shows
+    reviewers both). A waiver the pull request removes covers nothing either.
     """
     waivers = contract.get("waivers") or []
     invalid = invalid_waiver_indexes(findings)
     valid: dict[str, dict[str, Any]] = {}
     for i, w in enumerate(waivers):
-        if i in invalid or not isinstance(w, dict) or not isinstance(w.get("rule"), str):
+        if not isinstance(w, dict) or not isinstance(w.get("rule"), str):
             continue
-        if trusted is not None and not _covered(w, trusted):
+        if trusted is None:
+            if i not in invalid:
+                valid.setdefault(w["rule"], w)
             continue
-        valid.setdefault(w["rule"], w)
+        in_force = _base_waiver(w["rule"], trusted, now_ms)
+        if in_force is not None:
+            valid.setdefault(w["rule"], in_force)
     for f in findings:
         if f.rule == WAIVER_RULE:
             continue
@@ -52,12 +60,18 @@ def apply_waivers(findings: list[Finding], contract: dict[str, Any], trusted: li
             }
 
 
-def _covered(waiver: dict[str, Any], trusted: list[Any]) -> bool:
-    end = waiver.get("expires_end_ms")
+def _base_waiver(rule: str, trusted: list[Any], now_ms: int | None) -> dict[str, Any] | None:
+    """The base's valid waiver for ``rule`` that holds longest (the one in force), or None."""
+    best: dict[str, Any] | None = None
     for t in trusted:
-        if not isinstance(t, dict) or t.get("rule") != waiver["rule"]:
+        if not isinstance(t, dict) or t.get("rule") != rule:
             continue
-        t_end = t.get("expires_end_ms")
-        if isinstance(end, int) and isinstance(t_end, int) and t_end >= end:
-            return True
-    return False
+        end = t.get("expires_end_ms")
+        reason = t.get("reason")
+        if not isinstance(end, int) or not isinstance(reason, str) or not reason.strip():
+            continue
+        if now_ms is not None and now_ms >= end:
+            continue  # expired on the base as well
+        if best is None or end > best["expires_end_ms"]:
+            best = t
+    return best
