@@ -230,7 +230,8 @@ def check(
     if (since_snapshot is not None or state_file) and not environment:
         raise UsageError("--since-snapshot and --state-file need --env (they are about live data facts)")
     result = _run_check(config, options, opa_url=opa_url, verbose=verbose)
-    if not result.pipelines and not result.errors:
+    removed = result.base is not None and bool(result.base.removed(set()))
+    if not result.pipelines and not result.errors and not removed:
         raise UsageError(
             "no contracts found", hint="give contract files or directories, or set `contracts:` in streamwarden.yaml"
         )
