@@ -7,6 +7,7 @@ complete the descriptor.
 
 from __future__ import annotations
 
+import json
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -23,7 +24,8 @@ SEVERITIES = ("error", "warning", "info")
 RESERVED_PREFIX = "SW-"
 _META_LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 
-_PACKAGE = re.compile(r"^package\s+([A-Za-z_][\w.]*)", re.MULTILINE)
+_PACKAGE = re.compile(r"^package\s+([A-Za-z_][\w.]*)", re.MULTILINE)  # built-in files only
+_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
 _SET_HEAD = re.compile(r"^(deny|warn|info)\b", re.MULTILINE)
 _TEST_HEAD = re.compile(r"^(test_\w+)\b", re.MULTILINE)
 _RULE_HEAD = re.compile(r"^([A-Za-z_]\w*)")
@@ -193,16 +195,22 @@ def _read_policy(path: Path, display: str, builtin: bool) -> PolicyFile:
 
 
 def parse_policy(source: str, display: str, builtin: bool, path: Path | None = None) -> PolicyFile:
-    m = _PACKAGE.search(source)
-    if not m:
-        raise PolicyError("no `package` declaration", file=display, line=1)
-    package = m.group(1)
+    """A policy file. A custom file's package is the one the Rego parser reads (``module_package``),
+    so the regorus and OPA engines and the reserved-package check all see the same package; the
+    built-in files (ours, tested to agree with the parser) are read with a quick text scan."""
+    if builtin:
+        m = _PACKAGE.search(source)
+        if not m:
+            raise PolicyError("no `package` declaration", file=display, line=1)
+        package, line = m.group(1), source[: m.start()].count("\n") + 1
+    else:
+        package, line = module_package(source, display)
     is_test = display.endswith("_test.rego")
-    if not builtin and (package == "streamwarden" or package.startswith("streamwarden.")):
+    if not builtin and is_reserved_package(package):
         raise PolicyError(
             f"package {package} is reserved for the built-in policies",
             file=display,
-            line=source[: m.start()].count("\n") + 1,
+            line=line,
             hint="name your package after your team, e.g. `package acme.pipelines`",
         )
     return PolicyFile(
@@ -216,6 +224,60 @@ def parse_policy(source: str, display: str, builtin: bool, path: Path | None = N
         tests=list(dict.fromkeys(_TEST_HEAD.findall(source))),
         requires=() if is_test else parse_requires(source, display),
     )
+
+
+def is_reserved_package(package: str) -> bool:
+    return package == "streamwarden" or package.startswith("streamwarden.")
+
+
+def module_package(source: str, display: str) -> tuple[str, int]:
+    """(package, line) of a Rego module as the parser reads it: a throwaway regorus engine parses
+    the file, whatever its indentation, comments or raw strings say. A module that does not
+    parse, or whose package path is not a dotted list of names, is a PolicyError."""
+    from streamwarden.engine.regorus_engine import clean_error, new_engine
+
+    engine = new_engine()
+    try:
+        declared = str(engine.add_policy(display, source))
+    except RuntimeError as exc:
+        message, _, line = clean_error(exc)
+        raise PolicyError(f"policy does not compile: {message}", file=display, line=line) from None
+    line = 1
+    segments: list[str] | None = None
+    try:
+        node = json.loads(engine.get_ast_as_json())[0]["ast"]["package"]
+        line = int(node["span"]["line"])
+        segments = _ref_names(node["refr"])
+    except (RuntimeError, ValueError, LookupError, TypeError):  # an AST shape this code does not know
+        segments = declared.split(".")[1:]
+    package = ".".join(segments or [])
+    if not segments or not all(_NAME.match(s) for s in segments) or declared != f"data.{package}":
+        shown = "".join(f".{s}" if _NAME.match(s) else f"[{json.dumps(s)}]" for s in segments or [])
+        raise PolicyError(
+            f"package {shown.lstrip('.') or declared}: a package path is dotted names",
+            file=display,
+            line=line,
+            hint="name the package with letters, digits and _, e.g. `package acme.pipelines`",
+        )
+    return package, line
+
+
+def _ref_names(node: Any) -> list[str] | None:
+    """The names of a package reference in regorus's AST (``a.b["c"]``), None for anything else."""
+    if not isinstance(node, dict) or len(node) != 1:
+        return None
+    kind, body = next(iter(node.items()))
+    if kind == "Var":
+        return [str(body["value"])]
+    if kind not in ("RefDot", "RefBrack"):
+        return None
+    head = _ref_names(body["refr"])
+    if head is None:
+        return None
+    if kind == "RefDot":
+        return [*head, str(body["field"][1])]
+    index = body["index"]
+    return [*head, str(index["String"]["value"])] if isinstance(index, dict) and "String" in index else None
 
 
 def _rego_files(directory: Path) -> list[Path]:

@@ -26,7 +26,8 @@ def clean_error(exc: BaseException) -> tuple[str, str | None, int | None]:
     return message, None, None
 
 
-def _engine() -> Any:
+def new_engine() -> Any:
+    """A fresh regorus engine (a PolicyError when the package is missing)."""
     try:
         import regorus
     except ImportError as exc:  # pragma: no cover - a broken install
@@ -50,7 +51,7 @@ class _Compiled:
     """One regorus engine holding a subset of the policy files, with its combined query."""
 
     def __init__(self, policy_set: PolicySet, files: list[PolicyFile]) -> None:
-        self.engine = _engine()
+        self.engine = new_engine()
         add_policies(self.engine, files)
         self.engine.add_data({"catalog": {"rule_ids": sorted(policy_set.known_ids)}})
         self.entrypoints = entrypoints_of(files)
