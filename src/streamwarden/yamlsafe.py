@@ -20,6 +20,7 @@ from typing import Any
 
 import yaml
 
+from streamwarden.dates import calendar_problem
 from streamwarden.errors import InputError
 
 MAX_BYTES = 5 * 1024 * 1024
@@ -31,6 +32,7 @@ _PLAIN_KEY = re.compile(r"^[A-Za-z0-9_\-]+$")
 _MERGE_TAG = "tag:yaml.org,2002:merge"
 _STR_TAG = "tag:yaml.org,2002:str"
 _NULL_TAG = "tag:yaml.org,2002:null"
+_TIMESTAMP_TAG = "tag:yaml.org,2002:timestamp"
 
 try:  # libyaml's composer is C and fast; the pure-Python one is the fallback
     _BaseLoader: type = yaml.CSafeLoader
@@ -136,7 +138,7 @@ class _Builder:
                 )
         self.seen.add(id(node))
         if isinstance(node, yaml.ScalarNode):
-            return self._scalar(node)
+            return self._scalar(node, path)
         if isinstance(node, yaml.SequenceNode):
             out_list = []
             for i, item in enumerate(node.value):
@@ -148,7 +150,7 @@ class _Builder:
             return self._mapping(node, path, depth)
         raise InputError(f"unsupported YAML node {node.tag}", file=self.file, line=node.start_mark.line + 1)
 
-    def _scalar(self, node: yaml.ScalarNode) -> Any:
+    def _scalar(self, node: yaml.ScalarNode, path: str = "") -> Any:
         tag = node.tag
         if tag == _STR_TAG:  # the common case, without the constructor's overhead
             return node.value
@@ -158,8 +160,15 @@ class _Builder:
             value = _SCALARS.construct_object(node, deep=True)
         except (yaml.YAMLError, ValueError, OverflowError) as exc:
             problem = getattr(exc, "problem", None) or str(exc)
+            day = calendar_problem(node.value) if tag == _TIMESTAMP_TAG else None
             raise InputError(
-                f"invalid value {node.value!r}: {problem}", file=self.file, line=node.start_mark.line + 1
+                f"{node.value!r} is not a real calendar date: {day}"
+                if day
+                else f"invalid value {node.value!r}: {problem}",
+                file=self.file,
+                line=node.start_mark.line + 1,
+                path=path or None,
+                hint="write a date that exists (YYYY-MM-DD)" if day else None,
             ) from None
         if isinstance(value, _dt.datetime):
             if value.tzinfo is not None and value.utcoffset() == _dt.timedelta(0):

@@ -7,7 +7,8 @@ once into plain Python predicates that answer only "valid or not". When the answ
 this module does not know, ``compile_schema`` returns None and jsonschema does all the work.
 
 It implements the Draft 2020-12 keywords our schemas use, with jsonschema's semantics (booleans
-are not numbers, 1.0 is an integer, ``pattern`` is ``re.search``, ``format`` is an annotation).
+are not numbers, 1.0 is an integer, ``pattern`` is ``re.search``, ``format`` is an annotation
+unless ``formats`` gives a check for it, as jsonschema's format checker does).
 ``tests/test_fastcheck.py`` holds it to jsonschema's verdict on every fixture and on thousands of
 mutated contracts and configs.
 """
@@ -15,10 +16,11 @@ mutated contracts and configs.
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from typing import Any
 
 Check = Callable[[Any], bool]
+Formats = Mapping[str, Callable[[object], bool]]
 
 # keywords that never change the verdict (format is an annotation unless a format checker is set)
 _ANNOTATIONS = frozenset(
@@ -30,10 +32,11 @@ class Unsupported(Exception):
     """The schema uses something this module does not implement: use jsonschema alone."""
 
 
-def compile_schema(schema: Any) -> Check | None:
-    """A predicate equal to ``Draft202012Validator(schema).is_valid``, or None when unsupported."""
+def compile_schema(schema: Any, formats: Formats | None = None) -> Check | None:
+    """A predicate equal to ``Draft202012Validator(schema, format_checker=...).is_valid`` (the
+    checker asserting ``formats``), or None when unsupported."""
     try:
-        return _compile(schema)
+        return _compile(schema, formats or {})
     except Unsupported:
         return None
 
@@ -86,7 +89,7 @@ def _any(checks: list[Check]) -> Check:
     return lambda x: any(c(x) for c in checks)
 
 
-def _compile(schema: Any) -> Check:
+def _compile(schema: Any, formats: Formats) -> Check:
     if schema is True or schema == {}:
         return lambda x: True
     if schema is False:
@@ -113,18 +116,18 @@ def _compile(schema: Any) -> Check:
         options = list(schema["enum"])
         checks.append(lambda x: any(equal(x, o) for o in options))
     _numbers(schema, checks)
-    _strings(schema, checks)
-    _arrays(schema, checks)
-    _objects(schema, checks)
+    _strings(schema, checks, formats)
+    _arrays(schema, checks, formats)
+    _objects(schema, checks, formats)
     if "allOf" in schema:
-        checks.append(_all([_compile(s) for s in schema["allOf"]]))
+        checks.append(_all([_compile(s, formats) for s in schema["allOf"]]))
     if "anyOf" in schema:
-        checks.append(_any([_compile(s) for s in schema["anyOf"]]))
+        checks.append(_any([_compile(s, formats) for s in schema["anyOf"]]))
     if "oneOf" in schema:
-        one = [_compile(s) for s in schema["oneOf"]]
+        one = [_compile(s, formats) for s in schema["oneOf"]]
         checks.append(lambda x: sum(1 for f in one if f(x)) == 1)
     if "not" in schema:
-        negated = _compile(schema["not"])
+        negated = _compile(schema["not"], formats)
         checks.append(lambda x: not negated(x))
     return _all(checks)
 
@@ -147,8 +150,11 @@ def _numbers(schema: dict[str, Any], checks: list[Check]) -> None:
         checks.append(lambda x: not _is_number(x) or all(b(x) for b in bounds))
 
 
-def _strings(schema: dict[str, Any], checks: list[Check]) -> None:
+def _strings(schema: dict[str, Any], checks: list[Check], formats: Formats) -> None:
     preds: list[Callable[[str], bool]] = []
+    fmt = formats.get(schema["format"]) if isinstance(schema.get("format"), str) else None
+    if fmt is not None:
+        preds.append(fmt)
     if "pattern" in schema:
         rx = re.compile(schema["pattern"])
         preds.append(lambda s: rx.search(s) is not None)
@@ -166,10 +172,10 @@ def _unique(items: list[Any]) -> bool:
     return all(not equal(items[i], items[j]) for i in range(len(items)) for j in range(i + 1, len(items)))
 
 
-def _arrays(schema: dict[str, Any], checks: list[Check]) -> None:
+def _arrays(schema: dict[str, Any], checks: list[Check], formats: Formats) -> None:
     preds: list[Callable[[list[Any]], bool]] = []
     if "items" in schema:
-        item = _compile(schema["items"])
+        item = _compile(schema["items"], formats)
         preds.append(lambda xs: all(item(v) for v in xs))
     if "minItems" in schema:
         n = schema["minItems"]
@@ -183,12 +189,12 @@ def _arrays(schema: dict[str, Any], checks: list[Check]) -> None:
         checks.append(lambda x: not isinstance(x, list) or all(p(x) for p in preds))
 
 
-def _objects(schema: dict[str, Any], checks: list[Check]) -> None:
+def _objects(schema: dict[str, Any], checks: list[Check], formats: Formats) -> None:
     preds: list[Callable[[dict[str, Any]], bool]] = []
-    props = {k: _compile(v) for k, v in (schema.get("properties") or {}).items()}
-    patterns = [(re.compile(k), _compile(v)) for k, v in (schema.get("patternProperties") or {}).items()]
+    props = {k: _compile(v, formats) for k, v in (schema.get("properties") or {}).items()}
+    patterns = [(re.compile(k), _compile(v, formats)) for k, v in (schema.get("patternProperties") or {}).items()]
     extra = schema.get("additionalProperties", True)
-    extra_check = None if extra is True or extra == {} else _compile(extra)
+    extra_check = None if extra is True or extra == {} else _compile(extra, formats)
     if props or patterns or extra_check is not None:
 
         def members(obj: dict[str, Any]) -> bool:
@@ -213,7 +219,7 @@ def _objects(schema: dict[str, Any], checks: list[Check]) -> None:
         required = list(schema["required"])
         preds.append(lambda o: all(k in o for k in required))
     if "propertyNames" in schema:
-        names = _compile(schema["propertyNames"])
+        names = _compile(schema["propertyNames"], formats)
         preds.append(lambda o: all(names(k) for k in o))
     if "minProperties" in schema:
         n = schema["minProperties"]

@@ -11,7 +11,9 @@ import jsonschema
 from jsonschema.exceptions import ValidationError
 
 from streamwarden.contracts.fastcheck import Check, compile_schema
+from streamwarden.contracts.formats import FORMAT_CHECKER, FORMATS
 from streamwarden.contracts.schemawalk import Schema, SchemaWalker, walker_for
+from streamwarden.dates import calendar_problem
 from streamwarden.errors import InputError
 from streamwarden.units import parse_duration, parse_size
 from streamwarden.yamlsafe import YamlDocument, join_index, join_key
@@ -32,12 +34,13 @@ _FAST: dict[int, tuple[Schema, Check | None]] = {}
 
 
 def validator_for(schema: Schema) -> jsonschema.Draft202012Validator:
-    """A compiled validator per schema object (schemas are loaded once and cached)."""
+    """A compiled validator per schema object (schemas are loaded once and cached). It asserts the
+    ``date`` and ``date-time`` formats: a date must be a real calendar day (formats.py)."""
     hit = _VALIDATORS.get(id(schema))
     if hit is not None and hit[0] is schema:
         return hit[1]
     jsonschema.Draft202012Validator.check_schema(schema)
-    validator = jsonschema.Draft202012Validator(inline_refs(schema))
+    validator = jsonschema.Draft202012Validator(inline_refs(schema), format_checker=FORMAT_CHECKER)
     _VALIDATORS[id(schema)] = (schema, validator)
     return validator
 
@@ -48,7 +51,7 @@ def fast_check_for(schema: Schema) -> Check | None:
     if hit is not None and hit[0] is schema:
         return hit[1]
     validator_for(schema)  # the schema itself is checked once, by jsonschema
-    check = compile_schema(inline_refs(schema))
+    check = compile_schema(inline_refs(schema), formats=FORMATS)
     _FAST[id(schema)] = (schema, check)
     return check
 
@@ -203,6 +206,20 @@ def _convert(
                 file=file,
                 line=doc.line_of(path),
                 path=shown,
+            )
+        ]
+    if v == "format" and isinstance(inst, str):
+        pattern = err.schema.get("pattern")
+        if isinstance(pattern, str) and re.search(pattern, inst) is None:
+            return []  # not even the shape of a date: the pattern's error says so
+        problem = calendar_problem(inst)
+        return [
+            InputError(
+                f"{inst!r} is not a real calendar date: {problem}" if problem else _plain(err),
+                file=file,
+                line=doc.line_of(path),
+                path=shown,
+                hint="write a date that exists (YYYY-MM-DD)",
             )
         ]
     if v == "enum":
