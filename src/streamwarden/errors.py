@@ -63,6 +63,10 @@ class UsageError(StreamwardenError):
     """A bad flag or argument combination, an unknown pipeline."""
 
 
+class SetupError(StreamwardenError):
+    """The installation cannot do what the run asks: a configured source whose Python extra is missing."""
+
+
 class ContractErrors(StreamwardenError):
     """Several validation errors at once (all of one file or of several files)."""
 

@@ -7,11 +7,16 @@ from ``streamwarden.yaml`` only, never from a contract. Heavy libraries are impo
 
 from __future__ import annotations
 
+import importlib
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from streamwarden.errors import SetupError
 from streamwarden.facts.static import not_configured
+
+# environment section, and the extra of the same name -> (what it is, the package the extra installs)
+_EXTRAS = {"iceberg": ("Iceberg", "pyiceberg"), "spark": ("Spark", "pyspark")}
 
 
 def gather_live(
@@ -23,7 +28,11 @@ def gather_live(
     since_snapshot: int | None = None,
     state_file: Path | None = None,
 ) -> list[dict[str, Any]]:
-    """For each normalized contract, its live fact sections (``flink``, ``iceberg``, ``data``)."""
+    """For each normalized contract, its live fact sections (``flink``, ``iceberg``, ``data``).
+
+    Raises SetupError (exit 2) when the environment configures a source that this run needs and
+    the install lacks its extra: that is not a gap in the facts but a broken setup."""
+    require_extras(contracts, env)
     out: list[dict[str, Any]] = [{} for _ in contracts]
     if env.get("flink"):
         from streamwarden.facts.flink import gather_flink, job_name
@@ -66,3 +75,33 @@ def _retained(flink: dict[str, Any] | None, table: Any) -> list[dict[str, Any]]:
 
     ancestry, complete = branch_ancestry(table, "main")
     return retained_matches(flink_entries(flink), ancestry, flink["job_id"], complete=complete)
+
+
+def require_extras(contracts: Sequence[dict[str, Any]], env: dict[str, Any]) -> None:
+    """Fail before gathering when the environment configures Iceberg or Spark, a contract of this
+    run needs it, and its package cannot be imported (``pip install 'streamwarden[iceberg]'`` /
+    ``[spark]`` was not run). A Spark scan reads the table through the catalog, so it needs
+    pyiceberg too. A section no contract needs asks for nothing; an unreachable service is not
+    checked here (it is a gap in the facts, SW-FACT-001)."""
+    from streamwarden.facts.spark_data import data_promises
+
+    scans = any(data_promises(c) for c in contracts)
+    tables = scans or any(isinstance(c.get("table"), dict) for c in contracts)
+    needed: list[tuple[str, str]] = []  # (section that needs it, extra), the first missing is reported
+    if env.get("iceberg") and tables:
+        needed.append(("iceberg", "iceberg"))
+    if env.get("spark") and scans:
+        needed += [("spark", "spark"), ("spark", "iceberg")]
+    for section, extra in needed:
+        package = _EXTRAS[extra][1]
+        try:
+            importlib.import_module(package)
+        except ImportError as exc:
+            what = f"{_EXTRAS[section][0]} (its `{section}` section in streamwarden.yaml)"
+            if section != extra:
+                what += f" for data scans, which read the table through {package},"
+            raise SetupError(
+                f"the environment configures {what} but {package} is not installed ({exc}): "
+                f"install streamwarden's {extra} extra, then run the check again",
+                hint=f"pip install 'streamwarden[{extra}]'",
+            ) from None
