@@ -64,6 +64,12 @@ def parse_baseline(text: str, shown: str) -> Baseline:
         doc = json.loads(text)
     except json.JSONDecodeError as exc:
         raise InputError(f"baseline is not valid JSON: {exc.msg}", file=shown, line=exc.lineno) from None
+    except RecursionError:
+        raise InputError(
+            "baseline is nested too deeply to be a baseline",
+            file=shown,
+            hint='a baseline is {"findings": [...]}: create it with `streamwarden check --write-baseline FILE`',
+        ) from None
     entries = doc.get("findings") if isinstance(doc, dict) else None
     if not isinstance(entries, list):
         raise InputError(

@@ -208,6 +208,7 @@ def check(
     from streamwarden.findings import exit_code
     from streamwarden.run import RunOptions
 
+    _check_refs(base_ref, trusted_ref)
     if trusted_ref and not base_ref:
         raise UsageError("--trusted-ref needs --base")
     targets = report_targets(fmt, output, reports)
@@ -243,6 +244,17 @@ def check(
         for e in result.errors:
             _fail(e.render())
     sys.exit(exit_code(result.findings, threshold, len(result.errors)))
+
+
+def _check_refs(base_ref: str | None, trusted_ref: str | None) -> None:
+    """An empty ref (``--base "$BASE"`` with BASE unset in CI) must not silently turn the pull-request
+    check into a plain one: that would drop the trusted policies and waivers."""
+    for flag, ref in (("--base", base_ref), ("--trusted-ref", trusted_ref)):
+        if ref is not None and not ref.strip():
+            raise UsageError(
+                f"{flag} is empty",
+                hint="give a git ref (e.g. --base origin/main); in a workflow, check that the variable is set",
+            )
 
 
 @dataclass(frozen=True)
@@ -426,6 +438,7 @@ def diff(
     now: str | None,
 ) -> None:
     """Contract review: every change classified breaking / coordinate / safe, with the consumers affected."""
+    _check_refs(base_ref, trusted_ref)
     from streamwarden.diff import has_breaking, render_json, render_markdown, review
     from streamwarden.run import RunOptions, run_check
 

@@ -91,6 +91,10 @@ def config_from_document(doc: YamlDocument, root: Path) -> Config:
         data = convert_units(walker, schema, prepared)
     except UnitError as exc:
         raise InputError(str(exc), file=shown, line=doc.line_of(exc.path), path=exc.path) from None
+    for i, pattern in enumerate(data.get("contracts") or []):
+        _check_inside(pattern, f"contracts[{i}]", doc, "a glob")
+    for i, directory in enumerate(data.get("policies") or []):
+        _check_inside(directory, f"policies[{i}]", doc, "a policy directory")
     return Config(
         root=root,
         file=shown,
@@ -100,6 +104,28 @@ def config_from_document(doc: YamlDocument, root: Path) -> Config:
         fail_on=str(data.get("fail_on") or "error"),
         environments=dict(data.get("environments") or {}),
     )
+
+
+def _check_inside(value: Any, path: str, doc: YamlDocument, what: str) -> None:
+    """Globs and policy directories are relative to streamwarden.yaml and stay inside its directory
+    (the repository root): never absolute, never climbing out with ``..``, no control characters."""
+    if not isinstance(value, str):
+        return
+    problem = None
+    if any(ord(c) < 32 or ord(c) == 127 for c in value):
+        problem = "holds a control character"
+    elif value.startswith(("/", "\\")) or re.match(r"^[A-Za-z]:[\\/]", value):
+        problem = "is absolute"
+    elif ".." in re.split(r"[\\/]", value):
+        problem = "climbs out of the repository with '..'"
+    if problem:
+        raise InputError(
+            f"{what} {value!r} {problem}" if "control" not in problem else f"{what} {problem}",
+            file=doc.file,
+            line=doc.line_of(path),
+            path=path,
+            hint="paths in streamwarden.yaml are relative to its directory and stay in it, e.g. contracts/**/*.yaml",
+        )
 
 
 def expand_env(value: Any) -> Any:

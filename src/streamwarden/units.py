@@ -7,6 +7,7 @@ import re
 DURATION_UNITS_MS = {"ms": 1, "s": 1_000, "m": 60_000, "h": 3_600_000, "d": 86_400_000}
 SIZE_UNITS = {"B": 1, "KiB": 1024, "MiB": 1024**2, "GiB": 1024**3, "TiB": 1024**4}
 
+MAX_VALUE = 2**63 - 1  # a Java long: Flink holds durations (ms) and sizes (bytes) in one
 _DURATION_RE = re.compile(r"(\d+)(ms|s|m|h|d)")
 _SIZE_RE = re.compile(r"(\d+)(B|KiB|MiB|GiB|TiB)")
 
@@ -18,7 +19,7 @@ def parse_duration(text: str) -> int:
         raise ValueError(
             f"{text!r} is not a duration: write an integer and a unit among ms s m h d (e.g. 500ms, 90s, 10m, 24h, 7d)"
         )
-    return int(m.group(1)) * DURATION_UNITS_MS[m.group(2)]
+    return _bounded(text, m.group(1), DURATION_UNITS_MS[m.group(2)], "ms")
 
 
 def parse_size(text: str) -> int:
@@ -28,7 +29,16 @@ def parse_size(text: str) -> int:
         raise ValueError(
             f"{text!r} is not a size: write an integer and a unit among B KiB MiB GiB TiB (e.g. 512MiB, 50GiB)"
         )
-    return int(m.group(1)) * SIZE_UNITS[m.group(2)]
+    return _bounded(text, m.group(1), SIZE_UNITS[m.group(2)], "bytes")
+
+
+def _bounded(text: str, digits: str, factor: int, unit: str) -> int:
+    # the digit count first: int() of a 5,000-digit string is itself an error
+    value = int(digits) * factor if len(digits) <= 20 else MAX_VALUE + 1
+    if value > MAX_VALUE:
+        shown = text if len(text) <= 40 else f"{text[:12]}...{text[-8:]} ({len(digits)} digits)"
+        raise ValueError(f"{shown!r} is too large: at most {MAX_VALUE} {unit}, what Flink (a 64-bit integer) can hold")
+    return value
 
 
 def format_duration(ms: int) -> str:

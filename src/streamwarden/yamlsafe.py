@@ -14,6 +14,7 @@ from __future__ import annotations
 import datetime as _dt
 import os
 import re
+import stat
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -237,8 +238,14 @@ def read_text(path: str | os.PathLike[str], display: str | None = None) -> str:
         ) from None
     except OSError as exc:
         raise InputError(f"cannot read: {exc.strerror}", file=shown) from None
-    if p.is_dir():
+    if stat.S_ISDIR(st.st_mode):
         raise InputError("is a directory, not a file", file=shown)
+    if not stat.S_ISREG(st.st_mode):  # a FIFO or a device would block the run, or never end
+        raise InputError(
+            "is not a regular file (a pipe, socket or device): it is not read",
+            file=shown,
+            hint="give the file itself",
+        )
     if st.st_size > MAX_BYTES:
         raise InputError(
             f"file is {st.st_size / 1024 / 1024:.1f} MiB; the limit is {MAX_BYTES // 1024 // 1024} MiB",

@@ -127,9 +127,28 @@ def discover_contracts(
     found: list[Path] = []
     errors: list[StreamwardenError] = []
     if not paths:
+        top = _resolved_root(root)
         for pattern in globs or ["contracts/**/*.yaml"]:
             for p in sorted(root.glob(pattern)):
-                if p.is_file() and p.name not in _CONFIG_NAMES and (every_match or _looks_like_contract(p)):
+                if p.is_dir() or p.name in _CONFIG_NAMES:
+                    continue
+                if not p.is_file():
+                    errors.append(
+                        InputError(
+                            "is not a regular file (a pipe, socket or device): it is not read",
+                            file=display_path(p, root),
+                        )
+                    )
+                    continue
+                if not p.resolve().is_relative_to(top):  # a symbolic link that leads out
+                    errors.append(
+                        InputError(
+                            "leads outside the repository (a symbolic link?): it is not read",
+                            file=display_path(p, root),
+                            hint="contracts live in the repository; replace the link with the file",
+                        )
+                    )
+                elif every_match or _looks_like_contract(p):
                     found.append(p)
         return _dedupe(found), errors
     for arg in paths:
