@@ -175,10 +175,11 @@ def test_unreadable_savepoint_denies_with_fact001(repo: RecoveryRepo, make: obje
     assert doc["sources"]["savepoint"]["available"] is False
 
 
-def test_missing_savepoint_path_denies_with_fact001(repo: RecoveryRepo) -> None:
+def test_missing_savepoint_path_is_unusable_input(repo: RecoveryRepo) -> None:
+    # a typo in --restore-from exits 2 naming the path; a savepoint that exists but cannot be read denies
     result = repo.run("gate", "--restore-from", str(repo.root / "nope"))
-    assert result.exit_code == 1
-    assert "SW-FACT-001" in result.output and "does not exist" in result.output
+    assert result.exit_code == 2
+    assert f"--restore-from {repo.root / 'nope'} does not exist" in result.output
 
 
 def test_unreadable_catalog_fails_closed(repo: RecoveryRepo) -> None:

@@ -26,6 +26,7 @@ from savepoint_files import (
 from streamwarden.cli_recovery import savepoint
 from streamwarden.facts.savepoint import (
     SavepointError,
+    SavepointNotFound,
     display_location,
     flink_candidate,
     gather_savepoint,
@@ -98,8 +99,13 @@ def test_object_store_reads_through_pyarrow_fs(tmp_path: Path, monkeypatch: pyte
     assert seen == ["s3://bucket/sps/savepoint-4d986c-1a2b3c4d5e6f"]
     assert sp.metadata.checkpoint_id == 12
     assert sp.metadata_path == "s3://sps/savepoint-4d986c-1a2b3c4d5e6f/_metadata"
-    with pytest.raises(SavepointError, match="has no _metadata"):
+    with pytest.raises(SavepointNotFound, match="s3://bucket/sps/nothing-here does not exist"):
         load_savepoint("s3://bucket/sps/nothing-here")
+    (tmp_path / "bucket" / "sps" / "empty").mkdir()
+    (tmp_path / "bucket" / "sps" / "empty" / "part").write_bytes(b"")
+    with pytest.raises(SavepointError, match="has no _metadata") as err:
+        load_savepoint("s3://bucket/sps/empty")
+    assert not isinstance(err.value, SavepointNotFound)  # it exists: a gap in the facts, not a typo
 
 
 def test_object_store_errors_are_clear(monkeypatch: pytest.MonkeyPatch) -> None:

@@ -4,8 +4,10 @@ This module reuses cli.py's helpers (handle_errors, parse_now, ...) but imports 
 command runs, so cli.py can import it at the top without an import cycle.
 
 Exit codes: ``savepoint inspect`` 0, or 2 when the savepoint cannot be read; ``gate`` 0 allow,
-1 deny (missing facts deny: it fails closed), 2 unusable input (invalid contract, unknown pipeline
-or environment, bad flag); ``evidence`` 0 when the record was written, 2 unusable input.
+1 deny (missing facts, an existing savepoint that cannot be read included, deny: it fails closed),
+2 unusable input (invalid contract, unknown pipeline or environment, bad flag, a --restore-from
+where nothing exists); ``evidence`` 0 when the record was written (its verdict is the gate's
+decision), 2 unusable input.
 """
 
 from __future__ import annotations

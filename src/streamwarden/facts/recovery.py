@@ -50,9 +50,8 @@ def gather_recovery(
     out = RecoveryFacts(facts, branch=branch)
     facts["iceberg"] = _iceberg(contract, env, config, now_ms, out)
     location = restore_from or (_candidate_before(facts["flink"], since_ms) if since_ms is not None else None)
-    savepoint = gather_savepoint(contract.data, location, facts["flink"])
-    if location and not restore_from:
-        savepoint["source"] = "flink_newest_before_since"
+    source = "restore_from" if restore_from else "flink_newest_before_since"
+    savepoint = gather_savepoint(contract.data, location, facts["flink"], source)
     if savepoint.get("available") and facts["iceberg"].get("available"):
         sinks = [d.operator_id for d in declared_uids(contract.data) if d.path.startswith("job.sinks")]
         savepoint["table"] = restore_plan(

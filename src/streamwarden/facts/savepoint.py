@@ -6,7 +6,8 @@ docs/facts-savepoint.md.
 
 ``load_savepoint`` raises ``SavepointError`` (exit 2 for ``savepoint inspect``); ``gather_savepoint``
 turns the same problems into ``{"available": false, "configured": true, "error": ...}``, which
-SW-FACT-001 reports (an error in the gate, which fails closed).
+SW-FACT-001 reports (an error in the gate, which fails closed), except a ``--restore-from`` that
+does not exist (``SavepointNotFound``): a typo in the command line is unusable input, exit 2.
 """
 
 from __future__ import annotations
@@ -45,6 +46,16 @@ CLOSEST_LIMIT = 5
 
 class SavepointError(InputError):
     """The savepoint cannot be used: missing, unreadable, or not a _metadata this reader knows."""
+
+
+class SavepointNotFound(SavepointError):
+    """Nothing exists at the location (as opposed to a savepoint that exists but cannot be read)."""
+
+
+NOT_FOUND_HINT = (
+    "give the savepoint or retained checkpoint directory (the one holding _metadata), its _metadata file, "
+    "or its URI (file:, s3://, gs://, abfs://, hdfs://); check the path for a typo"
+)
 
 
 @dataclass
@@ -113,7 +124,7 @@ def _read_local(path: Path, shown: str) -> tuple[str, bytes, int | None]:
     if path.is_dir() and not target.exists():
         raise SavepointError(f"{shown} has no {METADATA} file: not a savepoint or retained checkpoint directory")
     if not target.exists():
-        raise SavepointError(f"{shown} does not exist")
+        raise SavepointNotFound(f"{shown} does not exist", hint=NOT_FOUND_HINT)
     try:
         size = target.stat().st_size
         if size > MAX_METADATA_BYTES:
@@ -138,6 +149,8 @@ def _read_object_store(location: str, scheme: str, shown: str) -> tuple[str, byt
     try:
         fs, path = filesystem_from_uri(uri)
         info = fs.get_file_info(path)
+        if info.type == pafs.FileType.NotFound:
+            raise SavepointNotFound(f"{shown} does not exist", hint=NOT_FOUND_HINT)
         if info.type == pafs.FileType.Directory:
             path = path.rstrip("/") + "/" + METADATA
             info = fs.get_file_info(path)
@@ -331,11 +344,15 @@ def unavailable(error: str, location: str | None = None, source: str | None = No
 
 
 def gather_savepoint(
-    contract: dict[str, Any], location: str | None, flink: dict[str, Any] | None = None
+    contract: dict[str, Any],
+    location: str | None,
+    flink: dict[str, Any] | None = None,
+    source: str = "restore_from",
 ) -> dict[str, Any]:
-    """``facts.savepoint`` for ``location`` (``--restore-from``), else for the candidate the Flink
-    facts name; not configured when there is neither. Never raises for a read problem."""
-    source = "restore_from"
+    """``facts.savepoint`` for ``location`` (``--restore-from`` unless ``source`` says where it
+    came from), else for the candidate the Flink facts name; not configured when there is neither.
+    A read problem is a gap in the facts, never raised, but for a ``--restore-from`` where nothing
+    exists: SavepointNotFound (exit 2), as the user can fix the command line."""
     if not location:
         candidate = flink_candidate(flink)
         if candidate is None:
@@ -343,6 +360,10 @@ def gather_savepoint(
         location, source = candidate
     try:
         sp = load_savepoint(location)
+    except SavepointNotFound as exc:
+        if source == "restore_from":
+            raise SavepointNotFound(f"--restore-from {exc.message}", hint=exc.hint) from None
+        return unavailable(exc.render(), location, source)
     except SavepointError as exc:
         return unavailable(exc.render(), location, source)
     return savepoint_facts(sp, contract, flink, source)
