@@ -116,12 +116,14 @@ def test_restarted_job_committing_under_a_new_job_id_shows_as_duplicates(tmp_pat
 
 
 def test_unreadable_savepoint_still_gives_a_record_with_the_gap(incident: RecoveryRepo) -> None:
-    result = incident.run("evidence", "--restore-from", str(incident.root / "missing"), "--format", "json")
+    broken = incident.root / "broken-savepoint"
+    broken.mkdir()  # it exists, with no _metadata
+    result = incident.run("evidence", "--restore-from", str(broken), "--format", "json")
     assert result.exit_code == 0
     doc = json.loads(result.output)
-    assert doc["candidate"]["available"] is False and "does not exist" in doc["candidate"]["error"]
-    gap = next(r for r in doc["verdict"]["warnings"] if r["rule"] == "SW-FACT-001")  # an error only in the gate
-    assert gap["path"] == "facts.savepoint"
+    assert doc["candidate"]["available"] is False and "has no _metadata file" in doc["candidate"]["error"]
+    gap = next(r for r in doc["verdict"]["reasons"] if r["rule"] == "SW-FACT-001")  # the gate's decision: deny
+    assert gap["path"] == "facts.savepoint" and doc["verdict"]["decision"] == "deny"
 
 
 def test_unknown_environment_exits_2(incident: RecoveryRepo) -> None:

@@ -2,9 +2,10 @@
 snapshot matches it, what the restart replays, whether that duplicates rows, how to roll the table
 back, who to tell, and which code version is restored. Markdown for people, JSON for tooling.
 
-Built from the same facts as the gate (facts/recovery.py) and evaluated by the same policies with
-``input.mode == "evidence"``: the findings are part of the record; the only difference from the
-gate's decision is that a gap in the facts (SW-FACT-001) is a warning here, as outside the gate.
+Built from the same facts as the gate (facts/recovery.py), and its verdict is the gate's own
+decision (``gate.decide``: the same evaluation, in gate mode), rendered, never decided again: a
+record and a gate run on the same pipeline, environment and savepoint give the same decision and
+the same reasons (a gap in the facts, SW-FACT-001, is a reason in both).
 """
 
 from __future__ import annotations
@@ -21,7 +22,7 @@ from streamwarden.config import Config
 from streamwarden.facts.recovery import RecoveryFacts, gather_recovery
 from streamwarden.facts.restore import rollback_commands
 from streamwarden.findings import Finding
-from streamwarden.gate import evaluate, find_contract, source_status
+from streamwarden.gate import GateResult, decide, find_contract, source_status
 
 SINCE_CAP = 200
 
@@ -30,6 +31,7 @@ SINCE_CAP = 200
 class EvidenceRecord:
     data: dict[str, Any]
     findings: list[Finding]
+    gate: GateResult | None = None  # the decision the verdict renders
 
     @property
     def exit_code(self) -> int:
@@ -55,11 +57,17 @@ def build_evidence(
     rec = gather_recovery(
         contract, config, env_name, now_ms, restore_from=restore_from, rollback_to=rollback_to, since_ms=since_ms
     )
-    findings, _ = evaluate(
-        contract, rec.facts, now_ms, env_name, "evidence", policy_dirs, engine, config, engine_options
+    result = decide(
+        contract,
+        rec,
+        env_name,
+        now_ms,
+        config=config,
+        policy_dirs=policy_dirs,
+        engine=engine,
+        engine_options=engine_options,
     )
     facts = rec.facts
-    reasons = [f for f in findings if f.counts and f.severity == "error"]
     data: dict[str, Any] = {
         "version": 1,
         "pipeline": contract.name,
@@ -67,9 +75,9 @@ def build_evidence(
         "generated_ms": now_ms,
         "since_ms": since_ms,
         "verdict": {
-            "decision": "deny" if reasons else "allow",
-            "reasons": [_brief(f) for f in reasons],
-            "warnings": [_brief(f) for f in findings if f.counts and f.severity != "error"],
+            "decision": result.decision,
+            "reasons": [_brief(f) for f in result.reasons],
+            "warnings": [_brief(f) for f in result.notes],
         },
         "candidate": _candidate(facts.get("savepoint") or {}),
         "table": _table(rec, facts),
@@ -78,7 +86,7 @@ def build_evidence(
         "code": _code(contract.path, contract.file, facts),
         "sources": source_status(facts),
     }
-    return EvidenceRecord(data, findings)
+    return EvidenceRecord(data, result.findings, result)
 
 
 def _brief(f: Finding) -> dict[str, Any]:

@@ -103,6 +103,31 @@ def run_gate(
 ) -> GateResult:
     contract = find_contract(config, pipeline, paths)
     recovery = gather_recovery(contract, config, env_name, now_ms, restore_from=restore_from, rollback_to=rollback_to)
+    return decide(
+        contract,
+        recovery,
+        env_name,
+        now_ms,
+        config=config,
+        policy_dirs=policy_dirs,
+        engine=engine,
+        engine_options=engine_options,
+    )
+
+
+def decide(
+    contract: Contract,
+    recovery: RecoveryFacts,
+    env_name: str,
+    now_ms: int,
+    *,
+    config: Config | None = None,
+    policy_dirs: Sequence[Path] = (),
+    engine: str = "regorus",
+    engine_options: dict[str, Any] | None = None,
+) -> GateResult:
+    """The gate's decision on gathered recovery facts: every policy in ``gate`` mode, waivers
+    applied; deny when an unwaived error remains. ``evidence`` renders this same decision."""
     findings, doc = evaluate(
         contract, recovery.facts, now_ms, env_name, "gate", policy_dirs, engine, config, engine_options
     )
