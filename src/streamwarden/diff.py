@@ -3,13 +3,18 @@
 Every change between the base and head contract is listed with its class: ``breaking`` (an error
 from a diff rule), ``coordinate`` (a warning, or a change to state or partitioning that needs a
 coordinated deploy) or ``safe``. The classification comes from the policies' findings, so the
-review and ``check --base`` can never disagree.
+review and ``check --base`` can never disagree. Every change in meaning is listed, the harmless
+ones too: a column moved is ``safe`` (a partition field moved: ``coordinate``), a column removed
+from a table with consumers is at least ``coordinate`` under every compatibility mode, and a
+contract whose file changed only in comments or formatting reads "no change in meaning".
 """
 
 from __future__ import annotations
 
+import bisect
 import json
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 from streamwarden.findings import Finding
@@ -27,6 +32,9 @@ _KEYED_LISTS = {
     "backfills": ("job",),
     "table.partition_spec": ("source",),
 }
+# Keyed lists whose order means something: a column's position is what `SELECT *` and positional
+# readers see, a partition field's position is part of the partition spec. A move is listed.
+_ORDERED_LISTS = {"table.schema": "column", "table.partition_spec": "partition field"}
 # Changes that need a coordinated deploy even when no rule objects.
 _COORDINATE_PREFIXES = (
     "state.",
@@ -45,7 +53,7 @@ CLASS_ORDER = {"breaking": 0, "coordinate": 1, "safe": 2}
 class Change:
     path: str  # head path where it exists, else the base path
     anchor: str  # where a finding about it points (a removed item: its list)
-    change: str  # added | removed | changed | kept (a field a diff rule says should have changed)
+    change: str  # added | removed | changed | moved | kept (a field a diff rule says should have changed)
     before: Any
     after: Any
     cls: str = "safe"
@@ -104,6 +112,7 @@ def _keyed_list_changes(base: list[Any], head: list[Any], path: str, keys: tuple
         if isinstance(item, dict) and item.get("renamed_from"):
             head_by_id.setdefault(("name", item["renamed_from"]), i)
     matched: set[int] = set()
+    pairs: list[tuple[int, int]] = []  # (base index, head index) in base order
     for j, item in enumerate(base):
         found: int | None = head_by_id.get(_identity(item, keys))
         if found is None and isinstance(item, dict) and "name" in keys:
@@ -112,11 +121,53 @@ def _keyed_list_changes(base: list[Any], head: list[Any], path: str, keys: tuple
             out.append(Change(join_index(path, j), path, "removed", item, None))
             continue
         matched.add(found)
+        pairs.append((j, found))
         out.extend(changes_between(item, head[found], join_index(path, found)))
     for i, item in enumerate(head):
         if i not in matched:
             p = join_index(path, i)
             out.append(Change(p, p, "added", None, item))
+    if path in _ORDERED_LISTS:
+        out.extend(_moves(pairs, base, path))
+    return out
+
+
+def _moves(pairs: list[tuple[int, int]], base: list[Any], path: str) -> list[Change]:
+    """The items that changed places: those outside the longest run kept in the same relative
+    order, so an insertion or a removal (which shifts positions) is not a move, and a swap of
+    two neighbours is one move, not two."""
+    kept = _longest_increasing([h for _, h in pairs])
+    out = []
+    for n, (j, i) in enumerate(pairs):
+        if n in kept:
+            continue
+        item = base[j]
+        what = _ORDERED_LISTS[path]
+        label = item.get("name" if what == "column" else "source") if isinstance(item, dict) else None
+        named = f"{what} {json.dumps(label, ensure_ascii=False)}" if label is not None else what
+        c = Change(join_index(path, i), join_index(path, i), "moved", j + 1, i + 1)
+        c.reason = f"{named} moved from position {j + 1} to {i + 1}"
+        out.append(c)
+    return out
+
+
+def _longest_increasing(values: list[int]) -> set[int]:
+    """Indexes into ``values`` of one longest strictly increasing subsequence (patience sorting)."""
+    tails: list[int] = []  # tails[k]: index of the smallest tail of an increasing run of length k+1
+    previous: list[int] = [-1] * len(values)
+    for n, v in enumerate(values):
+        k = bisect.bisect_left(tails, v, key=values.__getitem__)
+        if k > 0:
+            previous[n] = tails[k - 1]
+        if k == len(tails):
+            tails.append(n)
+        else:
+            tails[k] = n
+    out: set[int] = set()
+    n = tails[-1] if tails else -1
+    while n != -1:
+        out.add(n)
+        n = previous[n]
     return out
 
 
@@ -124,8 +175,8 @@ def _related(change: Change, finding: Finding) -> bool:
     """A finding is about a change when it points into the changed field, or, for a finding on a
     whole list (a removed field or operator), when it names the removed item."""
     fp = finding.path
-    if not fp:
-        return False
+    if not fp or change.change == "moved":
+        return False  # no rule judges a position; a finding inside a moved item is about its other changes
     if change.change == "removed" and fp == change.anchor:
         keys = _KEYED_LISTS.get(change.anchor, ())
         before = change.before if isinstance(change.before, dict) else {}
@@ -149,13 +200,24 @@ def classify(changes: list[Change], findings: list[Finding], consumers: list[str
             c.cls, c.rule, c.reason = "coordinate", related[0].rule, related[0].message
         elif c.path.startswith(_COORDINATE_PREFIXES) or c.anchor.startswith(_COORDINATE_PREFIXES):
             c.cls, c.reason = "coordinate", _coordinate_reason(c)
+        elif c.change == "removed" and c.anchor == "table.schema" and consumers:
+            # no compatibility mode makes dropping a column harmless to the consumers that read it
+            c.cls, c.reason = "coordinate", _column_removed_reason(c)
         else:
             c.cls, c.reason = "safe", _safe_reason(c)
         if c.cls != "safe" and c.path.startswith(_READER_PREFIXES):
             c.consumers = list(consumers)
 
 
+def _column_removed_reason(c: Change) -> str:
+    name = c.before.get("name") if isinstance(c.before, dict) else None
+    column = f"column {json.dumps(name, ensure_ascii=False)}" if name is not None else "a column"
+    return f"{column} removed: consumers that read it break; tell them before merging"
+
+
 def _coordinate_reason(c: Change) -> str:
+    if c.change == "moved":
+        return c.reason + ": a new partition spec; consumers' partition filters and maintenance jobs may need updating"
     if c.path.startswith("state.") or c.path.startswith("job.max_parallelism"):
         return "changes the job's state: deploy from a savepoint and verify the restore (streamwarden gate)"
     if c.path.startswith("table.partition_spec"):
@@ -166,6 +228,8 @@ def _coordinate_reason(c: Change) -> str:
 
 
 def _safe_reason(c: Change) -> str:
+    if c.change == "moved":
+        return c.reason + ": readers that select by name are unaffected"
     if c.path.endswith((".doc", ".description")) or c.path == "metadata.description":
         return "documentation only"
     if c.path.startswith("metadata.consumers"):
@@ -206,7 +270,8 @@ def render_markdown(pipelines: list[dict[str, Any]], base_ref: str) -> str:
         if p.get("note"):
             out += [p["note"], ""]
         if not p["changes"]:
-            out.append("No field changes.")
+            if not p.get("note"):
+                out.append("No field changes.")
             continue
         out += ["| class | field | change | before | after | why | consumers |", "|---|---|---|---|---|---|---|"]
         for c in sorted(p["changes"], key=lambda c: (CLASS_ORDER[c["class"]], c["path"])):
@@ -235,6 +300,7 @@ def review(result: Any) -> list[dict[str, Any]]:
     for f in result.findings:
         by_pipeline.setdefault(f.pipeline, []).append(f)
     out: list[dict[str, Any]] = []
+    unchanged: list[tuple[int, Any]] = []  # (position in out, ref): same meaning; did the file change?
     for ref in result.pipelines:
         doc = result.inputs.get(ref.name) or {}
         base = doc.get("base") or {}
@@ -271,6 +337,10 @@ def review(result: Any) -> list[dict[str, Any]]:
             out.append(
                 {"pipeline": ref.name, "status": "changed", "file": ref.file, "changes": [c.to_dict() for c in changes]}
             )
+        elif result.base is not None:
+            unchanged.append((len(out), ref))
+    for at, entry in reversed(_reworded(result.base, unchanged)):
+        out.insert(at, entry)
     if result.base is not None:
         for removed in result.base.removed(set(result.names)):
             name = removed.name or removed.file
@@ -285,6 +355,41 @@ def review(result: Any) -> list[dict[str, Any]]:
                 change.cls, change.reason = "safe", "no declared consumers read this table"
             out.append({"pipeline": name, "status": "removed", "file": removed.file, "changes": [change.to_dict()]})
     return out
+
+
+def _reworded(base: Any, unchanged: list[tuple[int, Any]]) -> list[tuple[int, dict[str, Any]]]:
+    """The contracts whose meaning is the same as at the base but whose file's text is not
+    (comments, formatting, quoting): listed with "no change in meaning", never left out. One
+    ``git cat-file`` for all of them."""
+    if not unchanged:
+        return []
+    found = {ref.name: base.by_name.get(ref.name) for _, ref in unchanged}
+    specs = {name: f"{base.commit}:{b.repo_path}" for name, b in found.items() if b is not None}
+    blobs = base.repo.read_blobs(list(specs.values()))
+    out = []
+    for at, ref in unchanged:
+        old = found.get(ref.name)
+        head = _head_bytes(base.root, ref.file)
+        if old is None or head is None:
+            continue
+        if blobs.get(specs[ref.name]) == head:
+            continue  # the same bytes (a file only renamed included): nothing to review
+        note = "No change in meaning: the file changed only in comments or formatting."
+        if old.file != ref.file:
+            note = f"No change in meaning: the file moved from {old.file} and changed only in comments or formatting."
+        out.append((at, {"pipeline": ref.name, "status": "changed", "file": ref.file, "changes": [], "note": note}))
+    return out
+
+
+def _head_bytes(root: Path, shown: str) -> bytes | None:
+    """The head contract's file as it is now (``shown`` is root-relative where possible)."""
+    path = Path(shown)
+    for candidate in [path] if path.is_absolute() else [root / path, path]:
+        try:
+            return candidate.read_bytes()
+        except OSError:
+            continue
+    return None
 
 
 def _unmatched(changes: list[Change], findings: list[Finding], consumers: list[str]) -> list[Change]:

@@ -239,6 +239,9 @@ def _diff_section(diff: list[dict[str, Any]], budget: _Budget) -> list[str]:
             "",
         ]
         if not changes:
+            note = cell(p.get("note") or "")  # e.g. "No change in meaning: ..."
+            if note and budget.take(note):
+                out += [note, ""]
             continue
         out += ["| class | field | change | before | after | why | consumers |", "|---|---|---|---|---|---|---|"]
         for c in changes:

@@ -1,0 +1,130 @@
+"""The contract review (`streamwarden diff --base REF`) lists every change in meaning, through the
+real CLI on a real git repository: a column moved is a listed `safe` change, a column removed from
+a table with consumers is never `safe` (under every compatibility mode), and a file that changed
+only in comments or formatting reads "no change in meaning", never nothing at all."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+from tests.cli import Proc, sw
+from tests.conftest import CLEAN_CONTRACT, NOW
+from tests.gitrepo import Repo
+
+COLUMNS = (
+    "    - {name: order_id, type: long, required: true, id: 1}\n"
+    '    - {name: amount, type: "decimal(12,2)", id: 2}\n'
+    "    - {name: event_time, type: timestamptz, required: true, id: 3}\n"
+)
+assert COLUMNS in CLEAN_CONTRACT
+MODES = ["none", "backward", "forward", "full", "backward_transitive", "forward_transitive", "full_transitive"]
+
+
+def _pull_request(tmp_path: Path, base: str, head: str, *, others: dict[str, str] | None = None) -> Repo:
+    repo = Repo(tmp_path / "repo")
+    repo.write("contracts/orders.yaml", base)
+    for rel, text in (others or {}).items():
+        repo.write(rel, text)
+    repo.commit("base")
+    repo.branch("feature")
+    repo.write("contracts/orders.yaml", head)
+    repo.commit("head")
+    return repo
+
+
+def _review(repo: Repo, fmt: str = "json") -> Proc:
+    p = sw("diff", "--base", "main", "--format", fmt, "--now", NOW, cwd=repo.path)
+    assert p.code in (0, 1), p
+    return p
+
+
+def _pipeline(p: Proc, name: str = "orders-enrichment") -> dict[str, Any]:
+    (found,) = [x for x in p.json()["pipelines"] if x["pipeline"] == name]
+    return found
+
+
+def _mode(text: str, mode: str) -> str:
+    return text.replace("compatibility: full", f"compatibility: {mode}")
+
+
+def test_a_column_moved_is_listed_as_a_safe_change(tmp_path: Path) -> None:
+    moved = (
+        "    - {name: event_time, type: timestamptz, required: true, id: 3}\n"
+        "    - {name: order_id, type: long, required: true, id: 1}\n"
+        '    - {name: amount, type: "decimal(12,2)", id: 2}\n'
+    )
+    repo = _pull_request(tmp_path, CLEAN_CONTRACT, CLEAN_CONTRACT.replace(COLUMNS, moved))
+    p = _review(repo)
+    assert p.code == 0
+    pipeline = _pipeline(p)
+    assert pipeline["status"] == "changed"
+    (change,) = pipeline["changes"]
+    assert change["path"] == "table.schema[0]"
+    assert change["change"] == "moved"
+    assert change["class"] == "safe"
+    assert "moved from position 3 to 1" in change["reason"]
+    assert '"event_time"' in change["reason"]
+    markdown = _review(repo, "markdown").stdout
+    assert "No contract changes" not in markdown
+    assert "moved from position 3 to 1" in markdown
+
+
+def test_a_partition_field_moved_is_listed_as_a_change_to_coordinate(tmp_path: Path) -> None:
+    two = '    - {source: event_time, transform: day}\n    - {source: order_id, transform: "bucket[16]"}\n'
+    swapped = '    - {source: order_id, transform: "bucket[16]"}\n    - {source: event_time, transform: day}\n'
+    base = CLEAN_CONTRACT.replace("    - {source: event_time, transform: day}\n", two)
+    repo = _pull_request(tmp_path, base, base.replace(two, swapped))
+    (change,) = _pipeline(_review(repo))["changes"]
+    assert (change["path"], change["change"], change["class"]) == ("table.partition_spec[1]", "moved", "coordinate")
+    assert change["reason"].startswith('partition field "event_time" moved from position 1 to 2')
+    assert change["consumers"] == ["finance-dashboard"]
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_a_column_removed_from_a_table_with_consumers_is_never_safe(tmp_path: Path, mode: str) -> None:
+    # an optional column: no compatibility rule objects under any mode, the consumers must still be told
+    without_amount = CLEAN_CONTRACT.replace('    - {name: amount, type: "decimal(12,2)", id: 2}\n', "")
+    repo = _pull_request(tmp_path / "optional", _mode(CLEAN_CONTRACT, mode), _mode(without_amount, mode))
+    (removed,) = [c for c in _pipeline(_review(repo))["changes"] if c["change"] == "removed"]
+    assert removed["path"] == "table.schema[1]"
+    assert removed["class"] == "coordinate", removed
+    assert removed["consumers"] == ["finance-dashboard"]
+    assert 'column "amount" removed' in removed["reason"]
+    assert "finance-dashboard" in _review(repo, "markdown").stdout
+
+    # a required column: breaking where SW-SCHEMA-001 says so (forward, full and their transitive forms)
+    required = CLEAN_CONTRACT.replace('type: "decimal(12,2)", id: 2}', 'type: "decimal(12,2)", id: 2, required: true}')
+    without = required.replace('    - {name: amount, type: "decimal(12,2)", id: 2, required: true}\n', "")
+    repo = _pull_request(tmp_path / "required", _mode(required, mode), _mode(without, mode))
+    p = _review(repo)
+    (removed,) = [c for c in _pipeline(p)["changes"] if c["change"] == "removed"]
+    rule_says_breaking = mode.startswith(("forward", "full"))
+    assert removed["class"] == ("breaking" if rule_says_breaking else "coordinate"), removed
+    assert removed["rule"] == ("SW-SCHEMA-001" if rule_says_breaking else None)
+    assert removed["consumers"] == ["finance-dashboard"]
+    assert p.code == (1 if rule_says_breaking else 0)
+
+
+def test_a_comment_only_edit_reads_no_change_in_meaning(tmp_path: Path) -> None:
+    other = CLEAN_CONTRACT.replace("name: orders-enrichment", "name: orders-archive")
+    head = "# Curated orders: reviewed by the data platform team.\n" + CLEAN_CONTRACT.replace(
+        "  owner: payments-data", "  owner: 'payments-data'   # the team on call"
+    )
+    repo = _pull_request(tmp_path, CLEAN_CONTRACT, head, others={"contracts/archive.yaml": other})
+    p = _review(repo)
+    assert p.code == 0
+    pipelines = p.json()["pipelines"]
+    # the untouched contract is not listed (nothing changed); the edited one is, with no change in meaning
+    assert [x["pipeline"] for x in pipelines] == ["orders-enrichment"]
+    (pipeline,) = pipelines
+    assert (pipeline["status"], pipeline["changes"]) == ("changed", [])
+    assert pipeline["note"] == "No change in meaning: the file changed only in comments or formatting."
+    markdown = _review(repo, "markdown").stdout
+    assert "No contract changes" not in markdown
+    assert "No change in meaning" in markdown
+    # the pull-request comment of `check --base` says the same
+    comment = sw("check", "--base", "main", "--format", "markdown", "--now", NOW, cwd=repo.path)
+    assert comment.code == 0, comment
+    assert "No change in meaning" in comment.stdout
