@@ -585,5 +585,14 @@ def _register_recovery_commands() -> None:
 
 _register_recovery_commands()
 
+
+def _register_schema_command() -> None:
+    from streamwarden.cli_schema import schema
+
+    main.add_command(schema)
+
+
+_register_schema_command()
+
 if __name__ == "__main__":  # pragma: no cover
     main()
