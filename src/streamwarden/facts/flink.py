@@ -4,11 +4,14 @@ The job of a pipeline is found by ``job.name`` in one shared ``/jobs/overview`` 
 RUNNING job with that name (else the newest active one, else the newest finished one); other live
 jobs with the same name are reported as ``duplicates``. Per job, the details, checkpoint config,
 checkpoint statistics, exception history and job metrics are read concurrently (bounded by
-``flink.concurrency``), then backpressure for each vertex of a running job. Every section says
-whether it is available and, if not, why. The shape is documented in docs/facts-flink.md.
+``flink.concurrency``), then backpressure for each listed vertex of a running job (at most
+``flink_sections.MAX_VERTICES`` per job). Every section says whether it is available and, if not, why. The shape
+is documented in docs/facts-flink.md.
 
 Connection details come only from ``streamwarden.yaml`` (``environments.<name>.flink``), never
-from a contract; secrets never appear in the facts.
+from a contract; secrets never appear in the facts: every string the gatherer returns (job and
+vertex names, exception texts, paths, labels, errors) passes ``streamwarden.secrets.scrub_tree``
+once, at the end.
 """
 
 from __future__ import annotations
@@ -20,6 +23,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from streamwarden import secrets
 from streamwarden.facts import flink_sections as sec
 from streamwarden.flink.rest import FlinkConfigError, FlinkRestClient, RestError, display_url, settings_from_env
 
@@ -70,7 +74,8 @@ def gather_jobs(
 
 def gather_with(client: FlinkRestClient, names: Sequence[str]) -> list[dict[str, Any]]:
     """``gather_jobs`` on a client the caller owns (to reuse it, or to count its requests)."""
-    return _Gatherer(client).run(list(names))
+    out = _Gatherer(client).run(list(names))
+    return [secrets.scrub_tree(facts, client.settings.secrets) for facts in out]
 
 
 def unavailable(error: str) -> dict[str, Any]:
@@ -167,6 +172,10 @@ class _Gatherer:
         if job_err is not None:
             gone = " (it vanished while its facts were read)" if job_err.kind == "not_found" else ""
             return {**unavailable(f"job {facts['job_name']!r} ({jid}): {job_err.message}{gone}"), **_ids(facts)}
+        problem = sec.job_shape_problem(job_doc)
+        if problem is not None:
+            why = f"{self.url}/jobs/{jid} answered JSON of an unexpected shape ({problem}), not a Flink job"
+            return {**unavailable(f"job {facts['job_name']!r} ({jid}): {why}"), **_ids(facts)}
         facts["job"] = sec.job_details(job_doc)
         cfg_err = raw["checkpoint_config"][1]
         if cfg_err is not None and cfg_err.kind == "not_found" and "not enabled" in cfg_err.message.lower():

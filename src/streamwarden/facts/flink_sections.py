@@ -3,7 +3,13 @@
 They accept the response shapes of Flink 1.18 to 2.x, turn durations into ms, sizes into bytes,
 enum-like values into lower case (as in the normalized contract), and -1 sentinels into null.
 docs/facts-flink.md documents every field. Every normalizer tolerates missing or mistyped fields
-(a proxy or an older Flink may leave them out): a missing value becomes null.
+(a proxy or an older Flink may leave them out): a missing value becomes null, except where a
+rule could not tell a gap from a fact: ``job_shape_problem`` names what makes a ``/jobs/:id``
+answer unusable, and the gatherer then reports the job as unavailable.
+
+Fan-out and size are bounded: at most ``MAX_VERTICES`` vertices are listed (and asked for their
+backpressure), ``MAX_EXCEPTIONS`` exception entries and ``MAX_HISTORY`` checkpoint history entries
+are kept. Text is scrubbed of secrets before it is cut to ``MESSAGE_LIMIT``.
 """
 
 from __future__ import annotations
@@ -16,6 +22,10 @@ from typing import Any
 DISABLED_INTERVAL = 9_223_372_036_854_775_807
 TERMINAL_STATES = frozenset({"finished", "canceled", "failed"})
 MESSAGE_LIMIT = 300
+MAX_VERTICES = 200  # vertices listed per job (each costs a backpressure request)
+MAX_EXCEPTIONS = 20  # as many as /exceptions?maxExceptions= asks for
+MAX_HISTORY = 100  # checkpoint history entries (Flink keeps 10 by default)
+MAX_LABELS = 50  # failure labels per exception entry
 
 # Job metrics requested from /jobs/:id/metrics (names present in 1.18..2.x; missing ones are skipped).
 JOB_METRICS = (
@@ -93,8 +103,8 @@ def _bool(x: Any) -> bool | None:
 def first_line(text: Any, scrub: Callable[[str], str]) -> str | None:
     if not isinstance(text, str) or not text.strip():
         return None
-    line = text.strip().splitlines()[0].strip()
-    return scrub(line[:MESSAGE_LIMIT] + ("…" if len(line) > MESSAGE_LIMIT else ""))
+    line = scrub(text.strip().splitlines()[0].strip())  # scrub first: a cut could split a secret
+    return line[:MESSAGE_LIMIT] + ("…" if len(line) > MESSAGE_LIMIT else "")
 
 
 def exception_text(trace: Any, scrub: Callable[[str], str]) -> str | None:
@@ -140,11 +150,27 @@ def overview_jobs(doc: Any) -> list[dict[str, Any]]:
 
 
 # -- /jobs/:id ------------------------------------------------------------------------------
+def job_shape_problem(doc: Any) -> str | None:
+    """What makes a ``/jobs/:id`` answer unusable (None when it has the shape Flink gives): the
+    rules read the job's id, state and vertices, and must never see them missing."""
+    if not isinstance(doc, dict):
+        return f"a JSON {type(doc).__name__ if doc is not None else 'null'} instead of an object"
+    for key in ("jid", "state"):
+        if not isinstance(doc.get(key), str) or not doc[key].strip():
+            return f"no {key} string"
+    if not isinstance(doc.get("vertices"), list):
+        return "no vertices list"
+    if not all(isinstance(v, dict) and isinstance(v.get("id"), str) for v in doc["vertices"]):
+        return "a vertex without an id"
+    return None
+
+
 def job_details(doc: Any) -> dict[str, Any]:
     d = _dict(doc)
     timestamps = _dict(d.get("timestamps"))
     vertices = []
-    for v in _list(d.get("vertices")):
+    listed = _list(d.get("vertices"))
+    for v in listed[:MAX_VERTICES]:
         v = _dict(v)
         vertices.append(
             {
@@ -167,6 +193,8 @@ def job_details(doc: Any) -> dict[str, Any]:
         running_since=_nonneg(timestamps.get("RUNNING")) or None,
         max_parallelism=_positive(d.get("maxParallelism")),
         vertices=vertices,
+        vertex_count=len(listed),
+        vertices_truncated=len(listed) > MAX_VERTICES,
     )
 
 
@@ -247,7 +275,7 @@ def checkpoints(doc: Any, scrub: Callable[[str], str]) -> dict[str, Any]:
             if restored
             else None,
         },
-        history=[e for e in (_entry(h, scrub) for h in _list(d.get("history"))) if e is not None],
+        history=[e for e in (_entry(h, scrub) for h in _list(d.get("history"))[:MAX_HISTORY]) if e is not None],
         summary={
             k: {s: _ratio(_dict(summary.get(k)).get(s)) for s in ("min", "max", "avg", "p99")}
             for k in ("end_to_end_duration", "state_size", "checkpointed_size")
@@ -288,19 +316,20 @@ def exceptions(doc: Any, scrub: Callable[[str], str]) -> dict[str, Any]:
     history = d.get("exceptionHistory")
     if isinstance(history, dict):
         raw = _list(history.get("entries"))
-        truncated = _bool(history.get("truncated"))
+        truncated = True if len(raw) > MAX_EXCEPTIONS else _bool(history.get("truncated"))
+        raw = raw[:MAX_EXCEPTIONS]
         entries: list[dict[str, Any]] = [
             {
                 "exception": _str(_dict(e).get("exceptionName")),
                 "message": exception_text(_dict(e).get("stacktrace"), scrub),
                 "timestamp": _nonneg(_dict(e).get("timestamp")),
                 "task": _str(_dict(e).get("taskName")),
-                "failure_labels": _dict(_dict(e).get("failureLabels")),
+                "failure_labels": _labels(_dict(e).get("failureLabels")),
             }
             for e in raw
         ]
     else:  # very old shape: root-exception + all-exceptions only
-        truncated = _bool(d.get("truncated"))
+        truncated = True if len(_list(d.get("all-exceptions"))) > MAX_EXCEPTIONS else _bool(d.get("truncated"))
         entries = [
             {
                 "exception": None,
@@ -309,10 +338,16 @@ def exceptions(doc: Any, scrub: Callable[[str], str]) -> dict[str, Any]:
                 "task": _str(_dict(e).get("task")),
                 "failure_labels": {},
             }
-            for e in _list(d.get("all-exceptions"))
+            for e in _list(d.get("all-exceptions"))[:MAX_EXCEPTIONS]
         ]
     entries.sort(key=_timestamp, reverse=True)
     return ok(entries=entries, truncated=truncated)
+
+
+def _labels(x: Any) -> dict[str, str]:
+    """Failure labels are string -> string in Flink; anything else (a nested value) is dropped."""
+    items = [(k, v) for k, v in _dict(x).items() if isinstance(k, str) and isinstance(v, str)]
+    return dict(items[:MAX_LABELS])
 
 
 def _timestamp(entry: dict[str, Any]) -> int:

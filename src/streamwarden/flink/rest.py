@@ -1,17 +1,22 @@
 """A small Flink REST client on the standard library: urllib with an ssl context, auth read from
-environment variables named in ``streamwarden.yaml``, a timeout per request, retries with
-exponential backoff for idempotent GETs, a response-size cap, and a bounded thread pool.
+environment variables named in ``streamwarden.yaml``, a deadline per request (for the whole
+answer, not per read: a server that drips a byte a second cannot stretch it), retries with
+exponential backoff for idempotent GETs, caps on the size and the nesting depth of an answer, and
+a bounded thread pool.
 
 Secrets never leave this module: errors carry no header, no token and no password, and any text
-taken from a response (an HTML proxy page that echoes headers, say) is scrubbed of them.
+taken from a response (an HTML proxy page that echoes headers, say) is scrubbed of them
+(``streamwarden.secrets``: scrubbed first, then cut).
 """
 
 from __future__ import annotations
 
 import base64
+import contextlib
 import http.client
 import json
 import os
+import socket
 import ssl
 import threading
 import time
@@ -24,13 +29,17 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, TypeVar
 
+from streamwarden import secrets as _secrets
+
 DEFAULT_TIMEOUT_MS = 10_000
 DEFAULT_RETRIES = 2
 DEFAULT_CONCURRENCY = 8
 DEFAULT_BACKOFF_S = 0.2
 MAX_RESPONSE_BYTES = 16 * 1024 * 1024
+MAX_JSON_DEPTH = 64  # Flink's answers nest about 8 deep
 _RETRY_STATUS = frozenset({500, 502, 503, 504})
 _SNIPPET = 120
+_ERROR_LINE = 300
 
 T = TypeVar("T")
 R = TypeVar("R")
@@ -42,7 +51,8 @@ class FlinkConfigError(Exception):
 
 class RestError(Exception):
     """A request that gave no usable JSON. ``kind`` is one of: unreachable, timeout, unauthorized,
-    not_found, http (another 4xx/5xx), not_json, too_large, tls. The message names the URL
+    not_found, http (another 4xx/5xx), not_json, too_large, too_deep, truncated, tls, shape (JSON
+    that is not what the endpoint answers). The message names the URL
     (without credentials) and never a secret."""
 
     def __init__(self, kind: str, message: str, status: int | None = None) -> None:
@@ -103,6 +113,8 @@ def settings_from_env(flink_env: dict[str, Any], root: Path, environ: dict[str, 
         headers["Authorization"] = "Basic " + base64.b64encode(f"{user}:{password}".encode()).decode()
     if "Authorization" in headers:
         secrets.append(headers["Authorization"].split(" ", 1)[1])
+    secrets += _secrets.url_secrets(url)
+    _secrets.register(*secrets)  # every later message of this process is scrubbed of them too
     timeout_ms = flink_env.get("timeout")
     return RestSettings(
         rest_url=urllib.parse.urlunsplit((parts.scheme, _netloc(parts), parts.path.rstrip("/"), "", "")),
@@ -165,9 +177,12 @@ class FlinkRestClient:
         self.url = display_url(settings.rest_url)
         self._sleep = sleep
         self._pool = ThreadPoolExecutor(max_workers=settings.concurrency, thread_name_prefix="flink-rest")
-        handlers: list[urllib.request.BaseHandler] = [urllib.request.ProxyHandler(), _NoRedirect()]
-        if settings.ssl_context is not None:
-            handlers.append(urllib.request.HTTPSHandler(context=settings.ssl_context))
+        handlers: list[urllib.request.BaseHandler] = [
+            urllib.request.ProxyHandler(),
+            _NoRedirect(),
+            _DeadlineHTTPHandler(),
+            _DeadlineHTTPSHandler(settings.ssl_context),
+        ]
         self._opener = urllib.request.build_opener(*handlers)
         self._lock = threading.Lock()
         self.requests = 0  # GETs sent so far, attempts included
@@ -210,25 +225,42 @@ class FlinkRestClient:
         req = urllib.request.Request(url, headers=self.settings.headers, method="GET")
         with self._lock:
             self.requests += 1
+        watch = _Deadline(self.settings.timeout_s)
+        req.streamwarden_deadline = watch  # type: ignore[attr-defined]  # read by the _Deadline*Handler
         try:
-            with self._opener.open(req, timeout=self.settings.timeout_s) as resp:
-                body = self._read(resp, shown)
-                ctype = resp.headers.get("Content-Type", "")
-        except urllib.error.HTTPError as exc:
-            raise self._http_error(exc, shown) from None
-        except RestError:
-            raise
-        except http.client.IncompleteRead as exc:
-            raise RestError("truncated", f"{shown} closed the connection after {len(exc.partial)} bytes") from None
-        except TimeoutError:
-            raise RestError("timeout", f"no answer from {shown} within {self._timeout_text()}") from None
-        except urllib.error.URLError as exc:
-            raise self._url_error(exc.reason, shown) from None
-        except ssl.SSLError as exc:
-            raise RestError("tls", f"TLS error talking to {shown}: {_os_reason(exc)}") from None
-        except (ConnectionError, http.client.HTTPException, OSError) as exc:
-            raise self._url_error(exc, shown) from None
+            try:
+                with self._opener.open(req, timeout=self.settings.timeout_s) as resp:
+                    body = self._read(resp, shown)
+                    ctype = resp.headers.get("Content-Type", "")
+            finally:
+                watch.cancel()
+        except Exception as exc:
+            if watch.fired:  # the deadline closed the socket: whatever broke, it is the timeout
+                raise self._timed_out(shown) from None
+            raise self._request_error(exc, shown) from None
+        if watch.fired:
+            raise self._timed_out(shown)
         return self._parse(body, ctype, shown)
+
+    def _timed_out(self, shown: str) -> RestError:
+        return RestError("timeout", f"no answer from {shown} within {self._timeout_text()}")
+
+    def _request_error(self, exc: Exception, shown: str) -> RestError:
+        if isinstance(exc, RestError):
+            return exc
+        if isinstance(exc, urllib.error.HTTPError):
+            return self._http_error(exc, shown)
+        if isinstance(exc, http.client.IncompleteRead):
+            return RestError("truncated", f"{shown} closed the connection after {len(exc.partial)} bytes")
+        if isinstance(exc, TimeoutError):
+            return self._timed_out(shown)
+        if isinstance(exc, urllib.error.URLError):
+            return self._url_error(exc.reason, shown)
+        if isinstance(exc, ssl.SSLError):
+            return RestError("tls", f"TLS error talking to {shown}: {_os_reason(exc)}")
+        if isinstance(exc, (ConnectionError, http.client.HTTPException, OSError)):
+            return self._url_error(exc, shown)
+        raise exc
 
     def _read(self, resp: Any, shown: str) -> bytes:
         cap = self.settings.max_bytes
@@ -242,7 +274,9 @@ class FlinkRestClient:
 
     def _parse(self, body: bytes, ctype: str, shown: str) -> Any:
         try:
-            return json.loads(body.decode("utf-8"))
+            doc = json.loads(body.decode("utf-8"))
+        except RecursionError:
+            doc = _TOO_DEEP
         except (UnicodeDecodeError, json.JSONDecodeError) as exc:
             kind = "an HTML page" if "html" in ctype.lower() or body.lstrip()[:1] == b"<" else "invalid JSON"
             detail = f" ({exc.msg} at byte {exc.pos} of {len(body)})" if isinstance(exc, json.JSONDecodeError) else ""
@@ -251,6 +285,9 @@ class FlinkRestClient:
                 f"{shown} answered {kind}{detail}, not Flink JSON: {self._snippet(body)}"
                 + ("; is a proxy or login page in front of Flink?" if kind == "an HTML page" else ""),
             ) from None
+        if doc is _TOO_DEEP or _too_deep(doc, MAX_JSON_DEPTH):
+            raise RestError("too_deep", f"{shown} answered JSON nested more than {MAX_JSON_DEPTH} deep; refusing it")
+        return doc
 
     def _http_error(self, exc: urllib.error.HTTPError, shown: str) -> RestError:
         status = exc.code
@@ -258,7 +295,7 @@ class FlinkRestClient:
             body = exc.read(64 * 1024) if exc.fp is not None else b""
         except OSError:
             body = b""
-        detail = self.scrub(_flink_errors(body)) or self._snippet(body)
+        detail = _secrets.cut(_flink_errors(body), _ERROR_LINE, self.settings.secrets) or self._snippet(body)
         suffix = f": {detail}" if detail else ""
         if status in (401, 403):
             what = "unauthorized" if status == 401 else "forbidden"
@@ -278,7 +315,7 @@ class FlinkRestClient:
 
     def _url_error(self, reason: Any, shown: str) -> RestError:
         if isinstance(reason, TimeoutError):
-            return RestError("timeout", f"no answer from {shown} within {self._timeout_text()}")
+            return self._timed_out(shown)
         if isinstance(reason, ssl.SSLError):
             return RestError("tls", f"TLS error talking to {shown}: {_os_reason(reason)}")
         text = _os_reason(reason) if isinstance(reason, BaseException) else str(reason)
@@ -290,10 +327,10 @@ class FlinkRestClient:
 
     def _snippet(self, body: bytes) -> str:
         text = " ".join(body[:2048].decode("utf-8", "replace").split())
-        return scrub(text[:_SNIPPET] + ("…" if len(text) > _SNIPPET else ""), self.settings.secrets)
+        return _secrets.cut(text, _SNIPPET, self.settings.secrets)
 
     def scrub(self, text: str) -> str:
-        return scrub(text, self.settings.secrets)
+        return _secrets.scrub(text, self.settings.secrets)
 
 
 def _size_text(n: int) -> str:
@@ -314,11 +351,89 @@ class _NoRedirect(urllib.request.HTTPRedirectHandler):
 
 
 def scrub(text: str, secrets: Iterable[str]) -> str:
-    """``text`` with every secret value replaced by ``***``."""
-    for s in secrets:
-        if s and s in text:
-            text = text.replace(s, "***")
-    return text
+    """``text`` with every secret value (and recognisable credential) replaced by ``***``."""
+    return _secrets.scrub(text, secrets)
+
+
+_TOO_DEEP = object()
+
+
+def _too_deep(doc: Any, limit: int) -> bool:
+    """Whether ``doc`` nests containers more than ``limit`` deep (iteratively: no recursion)."""
+    stack: list[tuple[Any, int]] = [(doc, 1)]
+    while stack:
+        node, depth = stack.pop()
+        if isinstance(node, dict):
+            children: Iterable[Any] = node.values()
+        elif isinstance(node, list):
+            children = node
+        else:
+            continue
+        if depth > limit:
+            return True
+        stack.extend((c, depth + 1) for c in children if isinstance(c, (dict, list)))
+    return False
+
+
+class _Deadline:
+    """A per-request deadline: when it passes, the request's socket is shut down, which ends a read
+    that a dripping server would otherwise keep alive (a socket timeout only bounds one read)."""
+
+    def __init__(self, seconds: float) -> None:
+        self.fired = False
+        self._sock: Any = None
+        self._lock = threading.Lock()
+        self._timer = threading.Timer(seconds, self._fire)
+        self._timer.daemon = True
+        self._timer.start()
+
+    def attach(self, sock: Any) -> None:
+        with self._lock:
+            self._sock = sock
+            fired = self.fired
+        if fired:
+            _shutdown(sock)
+
+    def _fire(self) -> None:
+        with self._lock:
+            self.fired = True
+            sock = self._sock
+        if sock is not None:
+            _shutdown(sock)
+
+    def cancel(self) -> None:
+        self._timer.cancel()
+
+
+def _shutdown(sock: Any) -> None:
+    with contextlib.suppress(OSError):
+        sock.shutdown(socket.SHUT_RDWR)
+
+
+def _deadline_connection(base: type[http.client.HTTPConnection], watch: _Deadline | None) -> Any:
+    class Connection(base):  # type: ignore[valid-type,misc]
+        def connect(self) -> None:
+            super().connect()
+            if watch is not None:
+                watch.attach(self.sock)
+
+    return Connection
+
+
+class _DeadlineHTTPHandler(urllib.request.HTTPHandler):
+    def http_open(self, req: urllib.request.Request) -> http.client.HTTPResponse:
+        watch = getattr(req, "streamwarden_deadline", None)
+        return self.do_open(_deadline_connection(http.client.HTTPConnection, watch), req)
+
+
+class _DeadlineHTTPSHandler(urllib.request.HTTPSHandler):
+    def __init__(self, context: ssl.SSLContext | None) -> None:
+        super().__init__(context=context)
+        self._ctx = context
+
+    def https_open(self, req: urllib.request.Request) -> http.client.HTTPResponse:
+        watch = getattr(req, "streamwarden_deadline", None)
+        return self.do_open(_deadline_connection(http.client.HTTPSConnection, watch), req, context=self._ctx)
 
 
 def _flink_errors(body: bytes) -> str:
@@ -329,6 +444,5 @@ def _flink_errors(body: bytes) -> str:
         return ""
     errors = doc.get("errors") if isinstance(doc, dict) else None
     if isinstance(errors, list) and errors and isinstance(errors[0], str):
-        first = errors[0].strip().splitlines()[0] if errors[0].strip() else ""
-        return first[:300]
+        return errors[0].strip().splitlines()[0] if errors[0].strip() else ""
     return ""
