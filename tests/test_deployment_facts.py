@@ -693,12 +693,26 @@ def test_unreadable_sql_statement_is_reported(repo: Repo) -> None:
     assert (problem["code"], problem["line"]) == ("unreadable-statement", 1)
 
 
-def test_missing_file_makes_the_source_unavailable(repo: Repo) -> None:
+def test_missing_files_are_listed_and_the_others_still_read(repo: Repo) -> None:
     facts = repo.facts(["deploy/flink120/flinkdeployment.yaml", "deploy/nope.yaml", "deploy/nope.sql"])
+    assert facts["available"] is True
+    assert [f["file"] for f in facts["files"]] == ["contracts/deploy/flink120/flinkdeployment.yaml"]
+    assert facts["missing"] == [
+        {"index": 1, "entry": "deploy/nope.yaml", "file": "contracts/deploy/nope.yaml"},
+        {"index": 2, "entry": "deploy/nope.sql", "file": "contracts/deploy/nope.sql"},
+    ]
+
+
+def test_every_file_missing_makes_the_source_unavailable(repo: Repo) -> None:
+    facts = repo.facts(["deploy/nope.yaml", "deploy/nope.sql"])
     assert facts == {
         "available": False,
         "configured": True,
         "error": "contracts/deploy/nope.yaml: file does not exist; contracts/deploy/nope.sql: file does not exist",
+        "missing": [
+            {"index": 0, "entry": "deploy/nope.yaml", "file": "contracts/deploy/nope.yaml"},
+            {"index": 1, "entry": "deploy/nope.sql", "file": "contracts/deploy/nope.sql"},
+        ],
     }
 
 
@@ -825,8 +839,9 @@ def test_cli_check_reports_a_missing_deployment_file_without_a_traceback(tmp_pat
     result = invoke(runner, "check", "contracts", "--format", "json", cwd=tmp_path)
     report = json.loads(result.output)
     [gap] = [f for f in report["findings"] if f["rule"] == "SW-FACT-001"]
-    assert "contracts/deploy/missing.yaml: file does not exist" in gap["message"]
-    assert result.exit_code in (0, 1)
+    assert "deploy/missing.yaml, which does not exist" in gap["message"]
+    assert (gap["path"], gap["severity"]) == ("job.deployment[0]", "error")
+    assert result.exit_code == 1
 
 
 def test_invalid_cr_fields_are_reported_with_their_lines(repo: Repo, engine: Any) -> None:

@@ -1,6 +1,8 @@
 # Fact-gathering gaps (SW-FACT-001). A source that is not configured stays quiet; a configured
 # source that could not be read is reported, as an error in the gate (input.mode == "gate",
-# which fails closed) and as a warning everywhere else (input.mode absent included).
+# which fails closed) and as a warning everywhere else (input.mode absent included). A
+# job.deployment entry naming a file that does not exist is an error in every mode, reported at
+# that entry of the contract (facts.deployment.missing), not at facts.deployment.
 package streamwarden.facts
 
 import rego.v1
@@ -16,13 +18,17 @@ _severity := {"severity": "error"} if {
 #   configured but not available: the rules that need it are silent, so the gap is reported
 #   instead, naming the source and its error. An error in gate mode (the gate fails closed), a
 #   warning otherwise. The path is facts.<source>; value is the source name, so the
-#   fingerprint does not change with the error text.
+#   fingerprint does not change with the error text. A job.deployment entry that names a file
+#   that does not exist is an error in every mode (a typo must not switch the deployment rules
+#   off), located at that entry (path job.deployment[i], its line); the other files are still
+#   read and checked.
 # custom:
 #   id: SW-FACT-001
 #   severity: warning
 #   remediation: |
-#     Fix access to the source named in the message (URL, credentials, network, timeout in
-#     streamwarden.yaml, or the files named by job.deployment), then run the check again.
+#     Fix what the message names: access to the source (URL, credentials, network, timeout in
+#     streamwarden.yaml), the path of a job.deployment entry (relative to the contract's
+#     directory) or the file it names, then run the check again.
 #   example: |
 #     facts: {flink: {configured: true, available: false, error: "connection refused"}}
 warn contains f if {
@@ -30,6 +36,7 @@ warn contains f if {
 	is_object(fact)
 	fact.configured == true
 	fact.available == false
+	not _only_missing_files(source, fact)
 	err := object.get(fact, "error", null)
 	f := object.union(
 		{
@@ -44,6 +51,30 @@ warn contains f if {
 		},
 		_severity,
 	)
+}
+
+# SW-FACT-001: a job.deployment entry that names a file that does not exist. The finding has no
+# file of its own, so it lands on the contract, at the line of job.deployment[i].
+deny contains f if {
+	some m in object.get(input, ["facts", "deployment", "missing"], [])
+	f := {
+		"rule": "SW-FACT-001",
+		"severity": "error",
+		"message": sprintf(
+			"job.deployment[%d] names %s, which does not exist (%s); the deployment rules cannot check it: fix the path (relative to the contract's directory) or add the file",
+			[m.index, m.entry, m.file],
+		),
+		"path": sprintf("job.deployment[%d]", [m.index]),
+		"value": m.entry,
+		"evidence": {"source": "deployment", "entry": m.entry, "file": m.file, "error": "file does not exist"},
+	}
+}
+
+# Every entry of job.deployment is missing: each has its error above; nothing else to report.
+_only_missing_files("deployment", fact) if {
+	missing := object.get(fact, "missing", [])
+	count(missing) > 0
+	count(missing) == count(object.get(input, ["contract", "job", "deployment"], []))
 }
 
 _error_text(e) := e if {

@@ -98,3 +98,87 @@ test_fact001_ignores_malformed_sources if {
 	findings := warn with input as inp
 	count(findings) == 0
 }
+
+# ---------------------------------------------------------------- SW-FACT-001: missing job.deployment files
+
+_t_missing_b := {"index": 1, "entry": "deploy/missing.yaml", "file": "contracts/deploy/missing.yaml"}
+
+_t_deploy_contract(entries) := {"job": {"name": "j", "deployment": entries}}
+
+_t_deploy_facts(deployment) := object.union(_t_facts(_t_quiet), {"deployment": deployment})
+
+test_fact001_no_missing_file_no_error if {
+	inp := {"contract": _t_deploy_contract(["deploy/ok.yaml"]), "facts": _t_deploy_facts(_t_ok)}
+	count(deny) == 0 with input as inp
+}
+
+test_fact001_missing_file_is_an_error_at_its_entry if {
+	deployment := object.union(_t_ok, {"missing": [_t_missing_b]})
+	inp := {"contract": _t_deploy_contract(["deploy/ok.yaml", "deploy/missing.yaml"]), "facts": _t_deploy_facts(deployment)}
+	findings := deny with input as inp
+	findings == {{
+		"rule": "SW-FACT-001",
+		"severity": "error",
+		"message": "job.deployment[1] names deploy/missing.yaml, which does not exist (contracts/deploy/missing.yaml); the deployment rules cannot check it: fix the path (relative to the contract's directory) or add the file",
+		"path": "job.deployment[1]",
+		"value": "deploy/missing.yaml",
+		"evidence": {"source": "deployment", "entry": "deploy/missing.yaml", "file": "contracts/deploy/missing.yaml", "error": "file does not exist"},
+	}}
+
+	# the rest was read: no gap for the source as a whole
+	count(warn) == 0 with input as inp
+}
+
+test_fact001_missing_file_is_an_error_outside_the_gate_too if {
+	deployment := object.union(_t_ok, {"missing": [_t_missing_b]})
+	inp := {"facts": _t_deploy_facts(deployment), "mode": "check"}
+	some f in deny with input as inp
+	f.severity == "error"
+}
+
+test_fact001_missing_file_in_the_gate if {
+	deployment := object.union(_t_ok, {"missing": [_t_missing_b]})
+	inp := {"facts": _t_deploy_facts(deployment), "mode": "gate"}
+	lib.rule_paths(deny, "SW-FACT-001") == {"job.deployment[1]"} with input as inp
+}
+
+test_fact001_every_file_missing_is_one_error_each_and_no_source_gap if {
+	a := {"index": 0, "entry": "a.yaml", "file": "contracts/a.yaml"}
+	b := {"index": 1, "entry": "b.sql", "file": "contracts/b.sql"}
+	deployment := {
+		"available": false, "configured": true,
+		"error": "contracts/a.yaml: file does not exist; contracts/b.sql: file does not exist",
+		"missing": [a, b],
+	}
+	inp := {"contract": _t_deploy_contract(["a.yaml", "b.sql"]), "facts": _t_deploy_facts(deployment)}
+	lib.rule_paths(deny, "SW-FACT-001") == {"job.deployment[0]", "job.deployment[1]"} with input as inp
+	count(warn) == 0 with input as inp
+}
+
+test_fact001_missing_file_beside_an_unreadable_one_reports_both if {
+	deployment := {
+		"available": false, "configured": true,
+		"error": "contracts/deploy/bad.yaml:4: not valid YAML",
+		"missing": [_t_missing_b],
+	}
+	inp := {"contract": _t_deploy_contract(["deploy/bad.yaml", "deploy/missing.yaml"]), "facts": _t_deploy_facts(deployment)}
+	lib.rule_paths(deny, "SW-FACT-001") == {"job.deployment[1]"} with input as inp
+	some f in warn with input as inp
+	f.path == "facts.deployment"
+	contains(f.message, "not valid YAML")
+}
+
+test_fact001_missing_list_without_the_contract_still_reports_the_source if {
+	# the source-level gap is left out only when every entry of job.deployment is missing
+	deployment := {"available": false, "configured": true, "error": "x: file does not exist", "missing": [_t_missing_b]}
+	inp := {"facts": _t_deploy_facts(deployment)}
+	lib.rule_paths(warn, "SW-FACT-001") == {"facts.deployment"} with input as inp
+	count(deny) == 1 with input as inp
+}
+
+test_fact001_missing_only_concerns_deployment if {
+	flink := object.union(_t_broken, {"missing": [_t_missing_b]})
+	inp := {"contract": _t_deploy_contract(["deploy/missing.yaml"]), "facts": _t_facts(flink)}
+	lib.rule_paths(warn, "SW-FACT-001") == {"facts.flink"} with input as inp
+	count(deny) == 0 with input as inp
+}

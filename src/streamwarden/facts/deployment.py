@@ -31,8 +31,11 @@ upgrades, not as the job's configuration.
 Every effective value keeps its provenance: file (relative to the repository root), line, the
 key as written and the raw text; values it replaced are listed under ``overridden``.
 
-Failures: a missing or unreadable file, invalid YAML (with file:line), a path outside the
-repository or an unknown file type make the whole source unavailable
+Failures: an entry naming a file that does not exist is listed under ``missing`` (its index in
+``job.deployment``, the entry as written, the file): SW-FACT-001 reports it as an error at that
+entry of the contract, and the other files are still read. When none is left to read, the source
+is unavailable with the same ``missing`` list. An unreadable file, invalid YAML (with file:line),
+a path outside the repository or an unknown file type make the whole source unavailable
 (``{"available": false, "configured": true, "error": ...}``): the run goes on and SW-FACT-001
 reports it. Values Flink would refuse, unknown keys and ambiguous manifests are facts of their own
 (``problems``, ``unknown_keys``) that policies report (SW-DEPLOY-*).
@@ -121,7 +124,8 @@ class DeploymentGatherer:
         confined = base.is_relative_to(self.root)  # a contract in the repository names files in it
         loaded: list[tuple[str, ParsedFile]] = []
         errors: list[str] = []
-        for entry in entries if isinstance(entries, list) else [entries]:
+        missing: list[dict[str, Any]] = []
+        for index, entry in enumerate(entries if isinstance(entries, list) else [entries]):
             if not isinstance(entry, str) or not entry.strip():
                 errors.append(f"job.deployment: {entry!r} is not a file path")
                 continue
@@ -130,14 +134,20 @@ class DeploymentGatherer:
                 errors.append(f"{entry}: is outside the repository; deployment files must live in the repository")
                 continue
             display = self._display(resolved, entry)
+            if not resolved.exists():  # a broken symlink too
+                missing.append({"index": index, "entry": entry, "file": display})
+                continue
             result = self._load(resolved, display)
             if isinstance(result, StreamwardenError):
                 errors.append(f"{result.where()}: {result.message}" if result.where() else result.message)
             else:
                 loaded.append((display, result))
+        gone = {"missing": missing} if missing else {}
+        if not errors and not loaded:  # every entry is missing: SW-FACT-001 reports each one
+            errors = [f"{m['file']}: file does not exist" for m in missing]
         if errors:
-            return {"available": False, "configured": True, "error": "; ".join(errors)}
-        return _Builder(contract, job).build(loaded)
+            return {"available": False, "configured": True, "error": "; ".join(errors), **gone}
+        return {**_Builder(contract, job).build(loaded), **gone}
 
     def _display(self, resolved: Path, entry: str) -> str:
         if resolved.is_relative_to(self.root):
