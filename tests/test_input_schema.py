@@ -345,7 +345,8 @@ def test_savepoint_facts_conform(tmp_path: Path) -> None:
         _contract_doc(
             tmp_path, text, {"savepoint": gather_savepoint(load_contract_data(tmp_path, text), str(v3), None)}
         ),
-        _contract_doc(tmp_path, text, {"savepoint": gather_savepoint({}, str(tmp_path / "nothing-here"), None)}),
+        # a directory with no _metadata: it exists, so a gap in the facts (a missing path is exit 2)
+        _contract_doc(tmp_path, text, {"savepoint": gather_savepoint({}, str(tmp_path / "checkpoints"), None)}),
         _contract_doc(tmp_path, text, {"savepoint": gather_savepoint({}, None, None)}),
     ]
     savepoints = [d["facts"]["savepoint"] for d in docs]
@@ -421,7 +422,7 @@ def test_gate_and_evidence_documents_conform(tmp_path: Path, fake: FakeFlink, ev
     assert sp["latest"]["source"] == "flink_latest_savepoint" and sp["latest"]["completed_ms_source"] == "flink"
     assert sp["latest"]["table"]["matching_snapshot"] is None
     assert sp["no_flink"] == {"available": False, "configured": False}
-    assert {d["mode"] for d in evaluated} == {"gate", "evidence"}
+    assert {d["mode"] for d in evaluated} == {"gate"}  # evidence renders the gate's own evaluation
     for doc in evaluated:
         assert_conforms(doc)
 
