@@ -19,6 +19,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from streamwarden import secrets
 from streamwarden.errors import InputError
 from streamwarden.flink.savepoint import MAX_METADATA_BYTES, CheckpointMetadata, MetadataError, parse_metadata
 from streamwarden.flink.uids import closest_uid, declared_uids
@@ -115,7 +116,8 @@ def _local_path(location: str, parts: urllib.parse.SplitResult) -> Path:
     if parts.scheme.lower() != "file":
         return Path(location).expanduser()
     if parts.netloc not in ("", "localhost"):
-        raise SavepointError(f"file URI {display_location(location)} names host '{parts.netloc}': only local files")
+        host = parts.hostname or ""  # never parts.netloc: it carries user:password@
+        raise SavepointError(f"file URI {display_location(location)} names host '{host}': only local files")
     return Path(urllib.parse.unquote(parts.path))
 
 
@@ -165,7 +167,7 @@ def _read_object_store(location: str, scheme: str, shown: str) -> tuple[str, byt
         raise
     except Exception as exc:  # pyarrow raises OSError / ArrowException subclasses with the store's reason
         reason = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
-        reason = _USERINFO.sub(r"\1", reason)[:300]
+        reason = secrets.cut(_USERINFO.sub(r"\1", reason), 300)  # scrubbed first, then cut
         raise SavepointError(f"cannot read the savepoint at {shown}: {reason}") from None
     return f"{canonical}://{path}", bytes(data), modified
 
