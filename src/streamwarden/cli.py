@@ -36,7 +36,9 @@ F = TypeVar("F", bound=Callable[..., Any])
 
 
 def _fail(message: str) -> None:
-    click.echo(f"streamwarden: {message}", err=True)
+    from streamwarden.secrets import scrub
+
+    click.echo(f"streamwarden: {scrub(message)}", err=True)
 
 
 def handle_errors(fn: F) -> F:
@@ -80,6 +82,9 @@ def _config(config_path: str | None) -> Config:
 
 
 def _write(text: str, output: str | None) -> None:
+    from streamwarden.secrets import scrub
+
+    text = scrub(text, shapes=False)  # a last net: no configured secret value is ever written
     if output:
         try:
             Path(output).write_text(text, encoding="utf-8")

@@ -61,9 +61,10 @@ def registered() -> frozenset[str]:
 
 
 def url_secrets(url: str) -> list[str]:
-    """The parts of a configured URL that may be credentials: the password, query values, and path
-    segments that look like tokens (16+ characters with letters and digits) or follow a segment
-    named like one (``/token/<value>``)."""
+    """The parts of a configured URL that may be credentials: the password, query values, and (for
+    an http(s) endpoint) path segments that look like tokens (20+ characters with a digit and
+    both cases, or 32+ token characters with a digit) or follow a segment named like one
+    (``/token/<value>``)."""
     try:
         parts = urllib.parse.urlsplit(url)
         password = parts.password
@@ -71,17 +72,26 @@ def url_secrets(url: str) -> list[str]:
         return []
     out = [urllib.parse.unquote(password)] if password else []
     out += [v for _, v in urllib.parse.parse_qsl(parts.query) if v]
+    if parts.scheme.lower() not in ("http", "https"):
+        return out
     segments = [urllib.parse.unquote(s) for s in parts.path.split("/")]
     for i, seg in enumerate(segments):
-        tokenish = _TOKEN_SEGMENT.fullmatch(seg) and re.search(r"\d", seg) and re.search(r"[A-Za-z]", seg)
         after_name = i > 0 and _SECRET_SEGMENT_NAME.fullmatch(segments[i - 1] or "") and seg
-        if tokenish or after_name:
+        if _tokenish(seg) or after_name:
             out += [seg, urllib.parse.quote(seg, safe="")]
     return out
 
 
-def scrub(text: str, secrets: Iterable[str] = ()) -> str:
-    """``text`` without any configured secret (nor a prefix of one longer than 8 characters) and
+def _tokenish(segment: str) -> bool:
+    if not _TOKEN_SEGMENT.fullmatch(segment) or not re.search(r"\d", segment):
+        return False
+    mixed = re.search(r"[a-z]", segment) is not None and re.search(r"[A-Z]", segment) is not None
+    return (len(segment) >= 20 and mixed) or len(segment) >= 32
+
+
+def scrub(text: str, secrets: Iterable[str] = (), *, shapes: bool = True) -> str:
+    """``text`` without any configured secret (nor a prefix of one longer than 8 characters) and,
+    unless ``shapes`` is false (a whole report, where only exact values are worth replacing),
     without any credential shape it recognises."""
     if not text:
         return text
@@ -92,6 +102,8 @@ def scrub(text: str, secrets: Iterable[str] = ()) -> str:
     for value in values:
         if len(value) >= PREFIX_MIN:
             text = _mask_prefixes(text, value)
+    if not shapes:
+        return text
     text = _AUTH_HEADER.sub(_auth_header, text)
     text = _SCHEME_TOKEN.sub(_scheme_token, text)
     text = _URL_USERINFO.sub(lambda m: m.group("scheme") + MASK + "@", text)

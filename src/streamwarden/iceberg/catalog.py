@@ -8,8 +8,11 @@ reads: the SQL catalog is opened with ``init_catalog_tables=false`` and a missin
 error, never a new empty catalog.
 
 pyiceberg is imported inside the functions: a static check never imports it (or pyarrow).
-Every message here is redacted: no catalog property value that may be a secret, and no URL
-credentials, ever reaches the facts document or the terminal.
+Every message here is redacted (``streamwarden.secrets``, scrubbed before it is cut): no catalog
+property value that may be a secret (nor a part of one: the client id and the secret of a
+``credential``, a token-like segment of the ``uri`` path), and no URL credentials, ever reaches the
+facts document or the terminal; the values are also registered with ``streamwarden.secrets`` so
+that whatever else prints them in this process scrubs them.
 """
 
 from __future__ import annotations
@@ -18,6 +21,8 @@ import re
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
+
+from streamwarden import secrets
 
 _SECRET_KEY = re.compile(r"secret|password|passwd|token|credential|key|auth|session|signature|sas", re.IGNORECASE)
 _URL_USERINFO = re.compile(r"(?P<scheme>[A-Za-z][A-Za-z0-9+.-]*://)[^/@\s]+@")
@@ -32,15 +37,29 @@ class IcebergFactsError(Exception):
 
 
 def secret_values(props: Mapping[str, Any]) -> list[str]:
-    """Values of properties whose name suggests a secret (credential, token, *secret*, *key*...)."""
-    return [str(v) for k, v in props.items() if _SECRET_KEY.search(str(k)) and v not in (None, "") and len(str(v)) > 2]
+    """Values of properties whose name suggests a secret (credential, token, *secret*, *key*...),
+    the secret of a ``client_id:client_secret`` credential, and the credential-like parts of URL
+    values (password, query values, token-like path segments)."""
+    out: list[str] = []
+    for k, v in props.items():
+        if v in (None, ""):
+            continue
+        value = str(v)
+        if _SECRET_KEY.search(str(k)) and len(value) > 2:
+            out.append(value)
+            secret_part = value.split(":", 1)[1] if ":" in value and "://" not in value else ""
+            out += [secret_part] if len(secret_part) > 2 else []  # client_id:client_secret
+        if "://" in value:
+            out += secrets.url_secrets(value)
+    return out
 
 
 def redact(text: str, props: Mapping[str, Any] | None = None) -> str:
-    """Remove secrets from a message: secret property values, URL user:password@, signed query strings."""
-    out = text
-    for value in sorted(secret_values(props or {}), key=len, reverse=True):
-        out = out.replace(value, "***")
+    """Remove secrets from a message: secret property values (and their prefixes), URL
+    user:password@, signed query strings, credential shapes (``streamwarden.secrets.scrub``)."""
+    values = secret_values(props or {})
+    secrets.register(*values)
+    out = secrets.scrub(text, values)
     out = _URL_USERINFO.sub(lambda m: m.group("scheme") + "***@", out)
     out = _SENSITIVE_QUERY.sub(lambda m: m.group(1) + "***", out)
     # pyiceberg's "Could not initialize catalog with the following properties: {...}" dumps them all
@@ -53,7 +72,7 @@ def describe(exc: BaseException, props: Mapping[str, Any] | None = None) -> str:
     text = str(exc).strip().splitlines()[0].strip() if str(exc).strip() else ""
     kind = type(exc).__name__
     msg = f"{kind}: {text}" if text else kind
-    msg = redact(msg, props)
+    msg = redact(msg, props)  # first: a cut could split a secret and let its first part through
     return msg if len(msg) <= _MAX_MESSAGE else msg[: _MAX_MESSAGE - 3] + "..."
 
 
@@ -116,6 +135,7 @@ def open_catalog(name: str, props: dict[str, str]) -> Any:
         from pyiceberg.catalog import load_catalog
     except ImportError:
         raise IcebergFactsError(f"pyiceberg is not installed ({INSTALL_HINT})") from None
+    secrets.register(*secret_values(props))  # whatever prints them later in this process scrubs them
     uri = props.get("uri", "")
     path = _sqlite_path(uri)
     if path is not None:
