@@ -36,6 +36,7 @@ class BaseContract:
     contract: dict[str, Any] | None
     error: str | None = None
     name: str | None = None
+    unchanged: bool = False  # same bytes at the same path in the work tree: not parsed on the base side
 
 
 @dataclass
@@ -47,17 +48,29 @@ class BaseSnapshot:
     by_name: dict[str, BaseContract] = field(default_factory=dict)
     by_path: dict[str, BaseContract] = field(default_factory=dict)
 
-    def document(self, name: str, head_file: Path) -> dict[str, Any]:
-        """``input.base`` for the head contract ``name`` (see docs/design-internal.md)."""
+    def unchanged(self, head_file: Path) -> bool:
+        """The head file holds the same bytes as the base at the same path (its meaning is the base's)."""
+        found = self.by_path.get(_relpath(self.repo, head_file) or "")
+        return found is not None and found.unchanged
+
+    def document(self, name: str, head_file: Path, head: dict[str, Any] | None = None) -> dict[str, Any]:
+        """``input.base`` for the head contract ``name`` (see docs/design-internal.md). An unchanged
+        file's base version is the head contract itself (``head``), with no history to compare."""
+        rel = _relpath(self.repo, head_file) or ""
+        same_path = self.by_path.get(rel)
+        if same_path is not None and same_path.unchanged and head is not None:
+            return {
+                "ref": self.ref,
+                "commit": self.commit,
+                "file": same_path.file,
+                "status": "present",
+                "error": None,
+                "contract": head,
+                "history": [],
+            }
         found = self.by_name.get(name)
-        if found is None:
-            try:
-                rel = self.repo.relpath(head_file)
-            except ValueError:
-                rel = ""
-            same_path = self.by_path.get(rel)
-            if same_path is not None and same_path.contract is None:
-                found = same_path
+        if found is None and same_path is not None and same_path.contract is None and not same_path.unchanged:
+            found = same_path
         if found is None:
             return {
                 "ref": self.ref,
@@ -167,9 +180,17 @@ def _parse_contract(blob: bytes, shown: str, path: Path) -> BaseContract:
 
 
 def load_base(
-    repo: GitRepo, ref: str, config: Config, paths: list[str], globs: list[str] | None = None
+    repo: GitRepo,
+    ref: str,
+    config: Config,
+    paths: list[str],
+    globs: list[str] | None = None,
+    reuse_unchanged: bool = False,
 ) -> BaseSnapshot:
-    """The contracts at the merge base, under ``paths`` or the contract globs (default: the config's)."""
+    """The contracts at the merge base, under ``paths`` or the contract globs (default: the config's).
+
+    ``reuse_unchanged``: a base file with the same bytes as the work tree at the same path is not
+    parsed; its base version is the head contract, with no history (see ``document``)."""
     commit = repo.merge_base(ref)
     snapshot = BaseSnapshot(ref=ref, commit=commit, repo=repo, root=config.root)
     pathspecs = _pathspecs(repo, config, paths, config.contracts if globs is None else globs)
@@ -181,12 +202,23 @@ def load_base(
         if blob is None:
             continue
         shown = display_path(repo.top / f, config.root)
+        if reuse_unchanged and _same_bytes(repo.top / f, blob):
+            # what the work tree holds at the same path: its meaning is the head's, not parsed twice
+            snapshot.by_path[f] = BaseContract(shown, f, None, unchanged=True)
+            continue
         parsed = _parse_contract(blob, shown, repo.top / f)
         parsed.repo_path = f
         snapshot.by_path[f] = parsed
         if parsed.name and parsed.name not in snapshot.by_name:
             snapshot.by_name[parsed.name] = parsed
     return snapshot
+
+
+def _same_bytes(path: Path, blob: bytes) -> bool:
+    try:
+        return path.is_file() and path.stat().st_size == len(blob) and path.read_bytes() == blob
+    except OSError:
+        return False
 
 
 def _pathspecs(repo: GitRepo, config: Config, paths: list[str], globs: list[str]) -> list[str]:

@@ -134,7 +134,19 @@ def run_check(config: Config, options: RunOptions) -> RunResult:
         ctx.policy_files = trusted.files
         if trusted.config is not None:
             selecting.append(trusted.config)
-        ctx.base = load_base(repo, options.base_ref, config, list(options.paths), _union_globs(selecting))
+        # under unchanged policies, a contract the pull request leaves as it is has nothing new to
+        # say against its base and history: it is not parsed on the base side, and the rules that
+        # compare it are not evaluated (they were when it last changed)
+        same_ref = options.trusted_ref is None or repo.resolve(options.trusted_ref) == repo.resolve(options.base_ref)
+        ctx.skip_unchanged = same_ref and not trusted.changes
+        ctx.base = load_base(
+            repo,
+            options.base_ref,
+            config,
+            list(options.paths),
+            _union_globs(selecting),
+            reuse_unchanged=ctx.skip_unchanged,
+        )
     files, errors = discover_for_configs(options.paths, selecting)
     if options.environment:
         # connection details come from the trusted configuration when there is one: a pull request
@@ -212,6 +224,7 @@ class _RunContext:
     _engine: Engine | None = None
     _engine_pid: int = 0
     env: dict[str, Any] | None = None  # the --env environment, ${VAR}s expanded
+    skip_unchanged: bool = False  # PR mode, policies unchanged: no diff rules for unchanged contracts
 
     def live_facts(self, contracts: list[Contract]) -> list[dict[str, Any]]:
         if self.env is None:
@@ -343,9 +356,12 @@ def _check_files(
     for (f, contract), extra in zip(contracts, live, strict=True):
         facts = gather_static_facts(contract, ctx.config.root)
         facts.update(extra)
-        base_doc = ctx.base.document(contract.name, contract.path) if ctx.base is not None else None
+        base_doc = ctx.base.document(contract.name, contract.path, contract.data) if ctx.base is not None else None
         doc = build_input(contract, facts, ctx.now, ctx.options.environment, ctx.options.mode, base_doc)
-        found = evaluate_contract(engine, policy_set, contract, doc)
+        if base_doc is not None and ctx.skip_unchanged and ctx.base is not None and ctx.base.unchanged(contract.path):
+            found = evaluate_contract(engine, policy_set, contract, {**doc, "base": None})
+        else:
+            found = evaluate_contract(engine, policy_set, contract, doc)
         if base_doc is None:
             apply_waivers(found, contract.data)
         else:  # the base's waivers are the ones in force in a pull request

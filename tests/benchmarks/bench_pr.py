@@ -1,0 +1,101 @@
+"""Benchmark: a pull request that touches one of N contracts, `check --base main` against a plain
+`check` of the same tree (issue 17's "PR mode does work only where the PR changed something").
+
+Builds a real git repository with N generated contracts (some use a transitive compatibility mode,
+so history matters), commits a base, and on a branch changes one contract. Prints the median and
+min-max of 3 runs of each command and their ratio. Goal: `check --base` at most 1.3x a plain check.
+
+    python tests/benchmarks/bench_pr.py [--contracts 1000] [--runs 3]
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE.parent.parent))
+from tests.benchmarks.bench_check import generate  # noqa: E402
+
+os.environ["STREAMWARDEN_SELF_CHECK"] = "0"  # a benchmark measures the product
+
+
+def git(repo: Path, *args: str) -> None:
+    subprocess.run(["git", *args], cwd=repo, check=True, capture_output=True)
+
+
+def build(repo: Path, n: int) -> None:
+    repo.mkdir(parents=True)
+    git(repo, "init", "-q", "-b", "main")
+    git(repo, "config", "user.email", "bench@example.com")
+    git(repo, "config", "user.name", "bench")
+    (repo / "streamwarden.yaml").write_text('contracts: ["contracts/**/*.yaml"]\n', encoding="utf-8")
+    generate(repo / "contracts", n)
+    # a third of the contracts keep a transitive mode: their history is read in PR mode
+    for i, p in enumerate(sorted((repo / "contracts").rglob("contract.yaml"))):
+        if i % 3 == 0:
+            p.write_text(p.read_text().replace("compatibility: full", "compatibility: full_transitive"))
+    git(repo, "add", "-A")
+    git(repo, "commit", "-q", "-m", "base")
+    # some history: two more commits that touch a few contracts each
+    for round_ in range(2):
+        for p in sorted((repo / "contracts").rglob("contract.yaml"))[round_ :: 50]:
+            p.write_text(p.read_text().replace("interval: 60s", f"interval: {61 + round_}s"))
+        git(repo, "commit", "-q", "-am", f"history {round_}")
+    git(repo, "checkout", "-q", "-b", "feature")
+    first = sorted((repo / "contracts").rglob("contract.yaml"))[1]
+    first.write_text(first.read_text().replace("min_pause: 30s", "min_pause: 20s"))
+    git(repo, "commit", "-q", "-am", "the pull request: one contract changes")
+
+
+def timed(repo: Path, *args: str) -> float:
+    t0 = time.perf_counter()
+    proc = subprocess.run(
+        [sys.executable, "-m", "streamwarden.cli", "check", "--format", "json", *args],
+        cwd=repo,
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    wall = time.perf_counter() - t0
+    if proc.returncode not in (0, 1):
+        raise SystemExit(f"check {' '.join(args)} failed ({proc.returncode}): {proc.stderr[-2000:]}")
+    return wall
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--contracts", type=int, default=1000)
+    ap.add_argument("--runs", type=int, default=3)
+    args = ap.parse_args()
+    tmp = Path(tempfile.mkdtemp(prefix="sw-bench-pr-"))
+    try:
+        repo = tmp / "repo"
+        build(repo, args.contracts)
+        timed(repo)  # warm the page cache and the interpreter's imports
+        plain: list[float] = []
+        pr: list[float] = []
+        for i in range(args.runs):  # alternate the order, so neither gets the warmer cache
+            order = [(plain, ()), (pr, ("--base", "main"))]
+            for bucket, extra in order if i % 2 == 0 else reversed(order):
+                bucket.append(timed(repo, *extra))
+        med_plain, med_pr = statistics.median(plain), statistics.median(pr)
+        print(f"contracts:              {args.contracts} (one changed by the pull request), {os.cpu_count()} cores")
+        print(f"check (plain):          median {med_plain:.2f} s   min-max {min(plain):.2f}-{max(plain):.2f} s")
+        print(f"check --base main:      median {med_pr:.2f} s   min-max {min(pr):.2f}-{max(pr):.2f} s")
+        ratio = med_pr / med_plain
+        print(f"ratio --base / plain:   {ratio:.2f}x   (goal <= 1.3x: {'met' if ratio <= 1.3 else 'NOT met'})")
+        return 0
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
