@@ -412,10 +412,22 @@ def _shutdown(sock: Any) -> None:
 
 def _deadline_connection(base: type[http.client.HTTPConnection], watch: _Deadline | None) -> Any:
     class Connection(base):  # type: ignore[valid-type,misc]
+        def __init__(self, *args: Any, **kwargs: Any) -> None:
+            super().__init__(*args, **kwargs)
+            create: Callable[..., Any] = self._create_connection  # type: ignore[has-type]
+
+            def create_and_watch(*a: Any, **kw: Any) -> Any:
+                sock = create(*a, **kw)
+                if watch is not None:  # from the TCP connection on: a TLS handshake may drip too
+                    watch.attach(sock)
+                return sock
+
+            self._create_connection = create_and_watch
+
         def connect(self) -> None:
             super().connect()
             if watch is not None:
-                watch.attach(self.sock)
+                watch.attach(self.sock)  # the TLS socket that replaced the plain one
 
     return Connection
 
