@@ -27,6 +27,7 @@ from typing import Any
 MASK = "***"
 PREFIX_MIN = 9  # a prefix of a configured secret longer than 8 characters never appears
 _MIN_SECRET = 3  # shorter values are not scrubbed by value (they would mask ordinary words)
+REGISTER_MIN = 8  # shorter values are scrubbed only where they are passed explicitly
 
 _lock = threading.Lock()
 _registered: set[str] = set()
@@ -50,9 +51,14 @@ _SECRET_SEGMENT_NAME = re.compile(r"(?i)" + _SECRET_WORD + r"s?|keys?|auth")
 
 
 def register(*values: Any) -> None:
-    """Remember secret values for every later ``scrub`` in this process."""
+    """Remember secret values for every later ``scrub`` in this process (and for the last net on
+    what the CLI writes). Only values that cannot be ordinary output are kept: at least
+    ``REGISTER_MIN`` characters, not a number, not a boolean (a property such as
+    ``rest.sigv4-enabled: true`` has a secret-looking name; masking every ``true`` would be absurd)."""
+    keep = {str(v) for v in values if v is not None}
+    keep = {v for v in keep if len(v) >= REGISTER_MIN and not v.isdigit() and v.lower() not in ("true", "false")}
     with _lock:
-        _registered.update(str(v) for v in values if v is not None and len(str(v)) >= _MIN_SECRET)
+        _registered.update(keep)
 
 
 def registered() -> frozenset[str]:
