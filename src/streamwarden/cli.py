@@ -22,6 +22,7 @@ import click
 from streamwarden import __version__
 from streamwarden.config import FAIL_ON, Config, load_config
 from streamwarden.errors import ContractErrors, StreamwardenError, UsageError
+from streamwarden.escape import json_text, log_text, terminal
 
 if TYPE_CHECKING:
     from streamwarden.findings import Finding
@@ -36,9 +37,11 @@ F = TypeVar("F", bound=Callable[..., Any])
 
 
 def _fail(message: str) -> None:
+    """A message on stderr: secrets scrubbed, control characters and workflow commands defused
+    (escape.log_text; a file name or a server string may be part of it)."""
     from streamwarden.secrets import scrub
 
-    click.echo(f"streamwarden: {scrub(message)}", err=True)
+    click.echo(log_text(f"streamwarden: {scrub(message)}"), err=True)
 
 
 def handle_errors(fn: F) -> F:
@@ -116,7 +119,7 @@ def validate(paths: tuple[str, ...], config_path: str | None) -> None:
     config = _config(config_path)
     contracts, errors = load_for_run(config, paths)
     for c in contracts:
-        click.echo(f"ok: {c.file} ({c.name})")
+        click.echo(f"ok: {terminal(c.file)} ({terminal(c.name)})")
     for e in errors:
         click.echo(e.render(), err=True)
     if not contracts and not errors:
@@ -500,7 +503,7 @@ def facts(
 
         gathered.update(gather_live([c.data], config.environment(environment), config.root, when)[0])
     doc = build_input(c, gathered, when, environment, "facts")
-    click.echo(json.dumps(doc, indent=2, ensure_ascii=False))
+    click.echo(json_text(json.dumps(doc, indent=2, ensure_ascii=False)))
 
 
 @main.group()

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from streamwarden.escape import terminal
+
 
 class StreamwardenError(Exception):
     """An input the tool cannot use: names the file, the line or field path, and what to do."""
@@ -25,20 +27,25 @@ class StreamwardenError(Exception):
         self.hint = hint
 
     def where(self) -> str:
+        """``file:line: path``, each part as a terminal shows it (escape.terminal: one line, no
+        control character, no workflow command): a file name can carry anything."""
         loc = ""
         if self.file:
-            loc = self.file
+            loc = terminal(self.file)
             if self.line:
                 loc += f":{self.line}"
         if self.path:
-            loc = f"{loc}: {self.path}" if loc else self.path
+            loc = f"{loc}: {terminal(self.path)}" if loc else terminal(self.path)
         return loc
 
     def render(self) -> str:
+        """The message for a terminal or a log (stderr, ``--format text``), every part escaped."""
         where = self.where()
-        text = f"{where}: {self.message}" if where else self.message
+        # a message of several lines keeps them, each escaped and indented under the first
+        message = "\n  ".join(terminal(line) for line in self.message.split("\n"))
+        text = f"{where}: {message}" if where else message
         if self.hint:
-            text += f"\n  hint: {self.hint}"
+            text += f"\n  hint: {terminal(self.hint)}"
         return text
 
     def to_dict(self) -> dict[str, object]:

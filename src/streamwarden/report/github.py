@@ -6,8 +6,9 @@ not annotated. Unusable inputs are ``::error`` annotations too. The Markdown job
 text as ``--format markdown``) is appended to ``$GITHUB_STEP_SUMMARY`` when that variable is set;
 the CLI calls :func:`write_step_summary`.
 
-Values are escaped the way the Actions runner unescapes them, so a contract value can never end
-the annotation or start a workflow command of its own.
+Values are escaped the way the Actions runner unescapes them (``escape.annotation_data`` and
+``annotation_property``), so a contract value can never end the annotation or start a workflow
+command of its own; other control characters are shown escaped and ``##[`` is broken.
 """
 
 from __future__ import annotations
@@ -16,18 +17,17 @@ import os
 from collections.abc import Mapping
 from pathlib import Path
 
+from streamwarden.escape import annotation_data as escape_data
+from streamwarden.escape import annotation_property as escape_property
 from streamwarden.report.interface import Report, Reporter
-from streamwarden.report.markdown import MarkdownReporter
+from streamwarden.report.markdown import SUMMARY_MAX_CHARS, MarkdownReporter
 
 _COMMANDS = {"error": "error", "warning": "warning", "info": "notice"}
+# where a job summary too large to show whole sends the reader
+SUMMARY_FULL_REPORT = "the JSON and SARIF reports (`--format json`, `--report sarif=FILE`)"
 
 
-def escape_data(text: str) -> str:
-    return text.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
-
-
-def escape_property(text: str) -> str:
-    return escape_data(text).replace(":", "%3A").replace(",", "%2C")
+__all__ = ["GithubReporter", "command", "escape_data", "escape_property", "write_step_summary"]
 
 
 def command(name: str, message: str, **props: object) -> str:
@@ -78,6 +78,6 @@ def write_step_summary(report: Report, environ: Mapping[str, str] | None = None)
     if not target:
         return None
     with Path(target).open("a", encoding="utf-8") as fh:
-        fh.write(MarkdownReporter().render(report))
+        fh.write(MarkdownReporter(SUMMARY_MAX_CHARS, full_report=SUMMARY_FULL_REPORT).render(report))
         fh.write("\n")
     return target

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 
+from streamwarden.escape import json_text
 from streamwarden.report.interface import Report, Reporter
 
 
@@ -15,4 +16,4 @@ class JsonReporter(Reporter):
             "findings": [f.to_dict() for f in report.findings],
             "errors": [e.to_dict() for e in report.errors],
         }
-        return json.dumps(doc, indent=2, ensure_ascii=False) + "\n"
+        return json_text(json.dumps(doc, indent=2, ensure_ascii=False)) + "\n"

@@ -17,6 +17,7 @@ import re
 import xml.etree.ElementTree as ET
 
 from streamwarden.errors import StreamwardenError
+from streamwarden.escape import xml_text
 from streamwarden.findings import Finding, fails_run
 from streamwarden.report.interface import Report, Reporter
 
@@ -50,7 +51,7 @@ class JunitReporter(Reporter):
         root.set("skipped", str(totals["skipped"]))
         root.set("time", "0")
         ET.indent(root, space="  ")
-        return '<?xml version="1.0" encoding="UTF-8"?>\n' + ET.tostring(root, encoding="unicode") + "\n"
+        return '<?xml version="1.0" encoding="UTF-8"?>\n' + xml_text(ET.tostring(root, encoding="unicode")) + "\n"
 
 
 def _case_names(findings: list[Finding], report: Report) -> list[str]:

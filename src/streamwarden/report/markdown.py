@@ -3,68 +3,106 @@
 Per pipeline, findings by severity; waived findings with their reason, expiry and approver;
 baselined findings collapsed; the contract review (``report.diff``, the ``pipelines`` list of
 ``diff --format json``) when present. Contract values reach this text from a pull request, so every
-cell is escaped (no HTML, no links, no @-mentions). The whole comment stays under GitHub's
-65,536-character limit: rows that do not fit are counted, not shown.
+one goes through ``escape.cell`` or ``escape.code`` (no HTML, no links, no @-mentions, no workflow
+command). The whole comment, headers and footer included, stays within GitHub's 65,536-character
+limit: when it would not, it is cut after the last row that fits, and a notice says how much is
+missing and where the full report is.
 """
 
 from __future__ import annotations
 
-import html
 import json
-import re
 from typing import Any
 
 from streamwarden import __version__
+from streamwarden.escape import cell, code
 from streamwarden.findings import Finding, exit_code
 from streamwarden.report.interface import Report, Reporter
 
 MARKER = "<!-- streamwarden -->"
-MAX_CHARS = 60_000  # GitHub rejects comments over 65,536 characters
+MAX_CHARS = 65_536  # GitHub refuses a comment longer than this
+SUMMARY_MAX_CHARS = 250_000  # a job summary may hold 1 MiB (bytes: an emoji is 4)
+COMMENT_FULL_REPORT = (
+    "the job summary of the workflow run and its `streamwarden-*` artifact (`findings.json`, "
+    "`streamwarden.sarif`); locally, `streamwarden check --format json`"
+)
 _SECTIONS = (("error", "Errors"), ("warning", "Warnings"), ("info", "Info"))
 _CLASS_ORDER = {"breaking": 0, "coordinate": 1, "safe": 2}
-_MD_SPECIAL = re.compile(r"([\\`*_\[\]~|])")
 
-
-def cell(text: object) -> str:
-    """Free text for a table cell: one line, HTML-escaped, markdown specials and @-mentions defused."""
-    s = " ".join(str(text).split())
-    s = html.escape(s, quote=False)
-    s = _MD_SPECIAL.sub(r"\\\1", s)
-    return s.replace("@", "@\u200b")
-
-
-def code(text: object) -> str:
-    """An inline code span that survives backticks and table pipes in the value."""
-    s = " ".join(str(text).split()).replace("|", "\\|")
-    if not s:
-        return ""
-    longest = max((len(m) for m in re.findall(r"`+", s)), default=0)
-    fence = "`" * (longest + 1)
-    pad = " " if s.startswith("`") or s.endswith("`") or longest else ""
-    return f"{fence}{pad}{s}{pad}{fence}"
+__all__ = ["MARKER", "MAX_CHARS", "SUMMARY_MAX_CHARS", "MarkdownReporter", "cell", "code"]
 
 
 class _Budget:
-    def __init__(self, limit: int) -> None:
-        self.left = limit
-        self.dropped = 0
+    """Characters left for the text (a line costs its length plus its newline). Once something
+    does not fit, nothing more is taken: the text is a prefix of the whole, then the notice."""
 
-    def take(self, text: str) -> bool:
-        if len(text) + 1 > self.left:
-            self.dropped += 1
+    def __init__(self, limit: int | None) -> None:
+        self.left = limit
+        self.full = False
+        self.rows = 0  # rows (findings, unusable inputs, contract changes) offered
+        self.rows_cut = 0
+        self.pipelines = 0  # rows of the overview table offered
+        self.pipelines_cut = 0
+
+    def take(self, lines: list[str]) -> bool:
+        if self.left is None:
+            return True
+        cost = sum(len(line) + 1 for line in lines)
+        if self.full or cost > self.left:
+            self.full = True
             return False
-        self.left -= len(text) + 1
+        self.left -= cost
         return True
+
+    @property
+    def cut(self) -> bool:
+        return bool(self.rows_cut or self.pipelines_cut)
+
+    def table(self, heading: list[str], rows: list[str], tail: list[str]) -> list[str]:
+        """``heading`` (with at least the first row) and ``tail`` (reserved with it), rows while they fit."""
+        self.rows += len(rows)
+        if not self.take(heading + rows[:1] + tail):
+            self.rows_cut += len(rows)
+            return []
+        out = heading + rows[:1]
+        for i, row in enumerate(rows[1:], start=1):
+            if not self.take([row]):
+                self.rows_cut += len(rows) - i
+                break
+            out.append(row)
+        return out + tail
+
+
+def _notice(rows: int, rows_cut: int, pipelines: int, pipelines_cut: int, limit: int, full_report: str) -> str:
+    missing = []
+    if rows_cut:
+        missing.append(f"{rows_cut:,} of {rows:,} rows (findings, unusable inputs, contract changes)")
+    if pipelines_cut:
+        missing.append(f"{pipelines_cut:,} of {pipelines:,} pipelines of the overview")
+    return (
+        f"> ✂️ **Cut to fit in {limit:,} characters:** {' and '.join(missing)} "
+        f"{'are' if rows_cut + pipelines_cut != 1 else 'is'} not shown. Every finding is in {full_report}."
+    )
 
 
 class MarkdownReporter(Reporter):
-    def __init__(self, max_chars: int = MAX_CHARS) -> None:
+    def __init__(self, max_chars: int = MAX_CHARS, *, full_report: str = COMMENT_FULL_REPORT) -> None:
         self.max_chars = max_chars
+        self.full_report = full_report
 
     def render(self, report: Report, *, color: bool = False) -> str:
-        head = _header(report)
+        whole = self._render(report, None)
+        return whole if len(whole) <= self.max_chars else self._render(report, self.max_chars)
+
+    def _render(self, report: Report, limit: int | None) -> str:
         foot = _footer(report)
-        budget = _Budget(self.max_chars - len("\n".join(head + foot)) - 400)
+        budget = _Budget(None)
+        if limit is not None:
+            # the footer and the longest notice this report could need are held back
+            n = len(report.findings) + len(report.errors) + sum(len(p.get("changes") or []) for p in report.diff or [])
+            worst = _notice(n, n, len(report.pipelines), len(report.pipelines), limit, self.full_report)
+            budget = _Budget(limit - sum(len(line) + 1 for line in [*foot, worst, ""]))
+        head = _header(report, budget)
         body: list[str] = []
         for pipeline, findings in _by_pipeline(report).items():
             body += _pipeline_section(report, pipeline, findings, budget)
@@ -72,10 +110,9 @@ class MarkdownReporter(Reporter):
             body += _errors_section(report, budget)
         if report.diff is not None:
             body += _diff_section(report.diff, budget)
-        if budget.dropped:
+        if budget.cut and limit is not None:
             body += [
-                f"> {budget.dropped} more row{'s' if budget.dropped != 1 else ''} did not fit in this comment: "
-                "the SARIF and JSON reports have every finding.",
+                _notice(budget.rows, budget.rows_cut, budget.pipelines, budget.pipelines_cut, limit, self.full_report),
                 "",
             ]
         return "\n".join(head + body + foot).rstrip() + "\n"
@@ -100,7 +137,7 @@ def _status(findings: list[Finding], fail_on: str) -> tuple[str, str]:
     return "✅", "passes"
 
 
-def _header(report: Report) -> list[str]:
+def _header(report: Report, budget: _Budget) -> list[str]:
     s = report.summary
     failed = exit_code(report.findings, report.fail_on, len(report.errors)) != 0
     counts = [_plural(s["errors"], "error"), _plural(s["warnings"], "warning")]
@@ -119,15 +156,26 @@ def _header(report: Report) -> list[str]:
     if report.baseline is not None:
         detail.append(f"{s.get('baselined', 0)} baselined")
     out = [MARKER, title, "", " · ".join(detail) + f" (fails on: {report.fail_on})", ""]
+    budget.take(out)
     rows = _by_pipeline(report)
     if rows:
-        out += ["| pipeline | result | errors | warnings | info | waived |", "|---|---|---:|---:|---:|---:|"]
+        table = []
         for pipeline, findings in rows.items():
             icon, word = _status(findings, report.fail_on)
             n = {sev: sum(1 for f in findings if f.counts and f.severity == sev) for sev, _ in _SECTIONS}
             waived = sum(1 for f in findings if f.waived)
-            out.append(f"| {cell(pipeline)} | {icon} {word} | {n['error']} | {n['warning']} | {n['info']} | {waived} |")
-        out.append("")
+            table.append(
+                f"| {cell(pipeline)} | {icon} {word} | {n['error']} | {n['warning']} | {n['info']} | {waived} |"
+            )
+        heading = ["| pipeline | result | errors | warnings | info | waived |", "|---|---|---:|---:|---:|---:|"]
+        # the overview may use a third of what is left: the findings come next
+        overview = _Budget(None if budget.left is None else budget.left // 3)
+        shown = overview.table(heading, table, [""])
+        budget.pipelines, budget.pipelines_cut = overview.rows, overview.rows_cut
+        if budget.take(shown):
+            out += shown
+        else:
+            budget.pipelines_cut = len(table)
     return out
 
 
@@ -147,61 +195,78 @@ def _rule_cell(f: Finding) -> str:
 def _pipeline_section(report: Report, pipeline: str, findings: list[Finding], budget: _Budget) -> list[str]:
     icon, _ = _status(findings, report.fail_on)
     contract = report.pipeline_files.get(pipeline)
-    out = [f"### {icon} {cell(pipeline)}"]
+    # the heading goes out with the first table (and its first row), or not at all
+    heading = [f"### {icon} {cell(pipeline)}"]
     if contract:
-        out.append(code(report.repo_path(contract)))
-    out.append("")
+        heading.append(code(report.repo_path(contract)))
+    heading.append("")
+    out: list[str] = []
     active = [f for f in findings if f.counts]
     if not findings:
-        out += ["No findings.", ""]
+        block = [*heading, "No findings.", ""]
+        return block if budget.take(block) else []
+    tables: list[tuple[list[str], list[str], list[str]]] = []
     for severity, label in _SECTIONS:
-        rows = [f for f in active if f.severity == severity]
-        if not rows:
-            continue
-        out += [f"**{label} ({len(rows)})**", "", "| rule | where | finding |", "|---|---|---|"]
-        for f in rows:
-            row = f"| {_rule_cell(f)} | {_where(report, f, contract)} | {cell(f.message)} |"
-            if budget.take(row):
-                out.append(row)
-        out.append("")
+        rows = [
+            f"| {_rule_cell(f)} | {_where(report, f, contract)} | {cell(f.message)} |"
+            for f in active
+            if f.severity == severity
+        ]
+        if rows:
+            tables.append(
+                ([f"**{label} ({len(rows)})**", "", "| rule | where | finding |", "|---|---|---|"], rows, [""])
+            )
     waived = [f for f in findings if f.waived]
     if waived:
-        out += [
-            f"**Waived ({len(waived)})**",
-            "",
-            "| rule | where | finding | reason | expires | approved by |",
-            "|---|---|---|---|---|---|",
-        ]
+        rows = []
         for f in waived:
             w = f.waiver or {}
             reason, expires, approver = (cell(w.get(k) or "—") for k in ("reason", "expires", "approved_by"))
-            row = (
+            rows.append(
                 f"| {code(f.rule)} | {_where(report, f, contract)} | {cell(f.message)} "
                 f"| {reason} | {expires} | {approver} |"
             )
-            if budget.take(row):
-                out.append(row)
-        out.append("")
+        tables.append(
+            (
+                [
+                    f"**Waived ({len(waived)})**",
+                    "",
+                    "| rule | where | finding | reason | expires | approved by |",
+                    "|---|---|---|---|---|---|",
+                ],
+                rows,
+                [""],
+            )
+        )
     baselined = [f for f in findings if f.baselined and not f.waived]
     if baselined:
-        out += [
-            "<details><summary>"
-            + f"Baselined ({len(baselined)}): existing findings accepted by the baseline, not failing this run"
-            + "</summary>",
-            "",
-            "| rule | severity | where | finding |",
-            "|---|---|---|---|",
+        rows = [
+            f"| {code(f.rule)} | {cell(f.severity)} | {_where(report, f, contract)} | {cell(f.message)} |"
+            for f in baselined
         ]
-        for f in baselined:
-            row = f"| {code(f.rule)} | {f.severity} | {_where(report, f, contract)} | {cell(f.message)} |"
-            if budget.take(row):
-                out.append(row)
-        out += ["", "</details>", ""]
+        tables.append(
+            (
+                [
+                    "<details><summary>"
+                    + f"Baselined ({len(baselined)}): existing findings accepted by the baseline, not failing this run"
+                    + "</summary>",
+                    "",
+                    "| rule | severity | where | finding |",
+                    "|---|---|---|---|",
+                ],
+                rows,
+                ["", "</details>", ""],
+            )
+        )
+    if not tables:
+        return heading if budget.take(heading) else []
+    for table_heading, rows, tail in tables:
+        out += budget.table(heading + table_heading if not out else table_heading, rows, tail)
     return out
 
 
 def _errors_section(report: Report, budget: _Budget) -> list[str]:
-    out = [f"### ❌ Unusable inputs ({len(report.errors)})", "", "| where | problem |", "|---|---|"]
+    rows = []
     for e in report.errors:
         where = report.repo_path(e.file) or ""
         if e.line:
@@ -209,10 +274,9 @@ def _errors_section(report: Report, budget: _Budget) -> list[str]:
         if e.path:
             where += f" {e.path}"
         problem = e.message + (f" (hint: {e.hint})" if e.hint else "")
-        row = f"| {code(where) if where else '—'} | {cell(problem)} |"
-        if budget.take(row):
-            out.append(row)
-    return [*out, ""]
+        rows.append(f"| {code(where) if where else '—'} | {cell(problem)} |")
+    heading = [f"### ❌ Unusable inputs ({len(report.errors)})", "", "| where | problem |", "|---|---|"]
+    return budget.table(heading, rows, [""])
 
 
 def _value(v: Any) -> str:
@@ -223,9 +287,10 @@ def _value(v: Any) -> str:
 
 
 def _diff_section(diff: list[dict[str, Any]], budget: _Budget) -> list[str]:
-    out = ["### Contract changes", ""]
+    heading = ["### Contract changes", ""]
     if not diff:
-        return [*out, "No contract changed.", ""]
+        return [*heading, "No contract changed.", ""] if budget.take([*heading, "No contract changed.", ""]) else []
+    out: list[str] = []
     for p in diff:
         changes = sorted(
             p.get("changes") or [], key=lambda c: (_CLASS_ORDER.get(str(c.get("class")), 9), str(c.get("path")))
@@ -233,30 +298,34 @@ def _diff_section(diff: list[dict[str, Any]], budget: _Budget) -> list[str]:
         classes = [str(c.get("class")) for c in changes]
         counts = ", ".join(f"{classes.count(k)} {k}" for k in _CLASS_ORDER if k in classes)
         icon = "🛑" if "breaking" in classes else "⚠️" if "coordinate" in classes else "✅"
-        out += [
+        title = [
             f"#### {icon} {cell(p.get('pipeline', '?'))}: {cell(p.get('status', 'changed'))}"
             + (f" ({counts})" if counts else ""),
             "",
         ]
+        lead = heading + title if not out else title
         if not changes:
             note = cell(p.get("note") or "")  # e.g. "No change in meaning: ..."
-            if note and budget.take(note):
-                out += [note, ""]
+            block = lead + ([note, ""] if note else [])
+            if budget.take(block):
+                out += block
             continue
-        out += ["| class | field | change | before | after | why | consumers |", "|---|---|---|---|---|---|---|"]
+        rows = []
         for c in changes:
             why = str(c.get("reason") or "")
             if c.get("rule"):
                 why = f"{c['rule']}: {why}" if why else str(c["rule"])
             consumers = c.get("consumers") or []
-            row = (
+            rows.append(
                 f"| **{cell(c.get('class', '?'))}** | {code(c.get('path', ''))} | {cell(c.get('change', ''))} "
                 f"| {_value(c.get('before'))} | {_value(c.get('after'))} | {cell(why) or '—'} "
                 f"| {cell(', '.join(str(x) for x in consumers)) or '—'} |"
             )
-            if budget.take(row):
-                out.append(row)
-        out.append("")
+        table_heading = [
+            "| class | field | change | before | after | why | consumers |",
+            "|---|---|---|---|---|---|---|",
+        ]
+        out += budget.table(lead + table_heading, rows, [""])
     return out
 
 

@@ -19,6 +19,7 @@ from urllib.parse import quote
 
 from streamwarden import __version__
 from streamwarden.engine.policyset import RuleDescriptor
+from streamwarden.escape import json_text
 from streamwarden.findings import SEVERITY_ORDER, Finding
 from streamwarden.report.interface import Report, Reporter
 
@@ -34,7 +35,7 @@ class SarifReporter(Reporter):
         self.max_results = max_results
 
     def render(self, report: Report, *, color: bool = False) -> str:
-        return json.dumps(build_sarif(report, self.max_results), indent=2, ensure_ascii=False) + "\n"
+        return json_text(json.dumps(build_sarif(report, self.max_results), indent=2, ensure_ascii=False)) + "\n"
 
 
 def build_sarif(report: Report, max_results: int = MAX_RESULTS) -> dict[str, Any]:

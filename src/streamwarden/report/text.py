@@ -1,9 +1,15 @@
-"""``--format text``: grouped by pipeline, most severe first, colour only on a terminal."""
+"""``--format text``: grouped by pipeline, most severe first, colour only on a terminal.
+
+Every value from a contract, a file name or a server goes through ``escape.terminal`` (one line,
+controls shown escaped, workflow commands broken) before it is coloured; ``escape.log_text``
+checks the whole text once more, keeping only our own colour sequences."""
 
 from __future__ import annotations
 
 import click
 
+from streamwarden.escape import log_text
+from streamwarden.escape import terminal as t
 from streamwarden.findings import SEVERITY_ORDER, Finding
 from streamwarden.report.interface import Report, Reporter
 
@@ -20,8 +26,8 @@ class TextReporter(Reporter):
         for f in report.findings:
             by_pipeline.setdefault(f.pipeline, []).append(f)
         for pipeline, findings in by_pipeline.items():
-            where = report.pipeline_files.get(pipeline, "")
-            out.append(style(pipeline, bold=True) + (f"  ({where})" if where else ""))
+            where = t(report.pipeline_files.get(pipeline, ""))
+            out.append(style(t(pipeline), bold=True) + (f"  ({where})" if where else ""))
             active = sorted(
                 (f for f in findings if f.counts),
                 key=lambda f: (SEVERITY_ORDER.get(f.severity, 9), f.file or "", f.line or 0, f.rule),
@@ -38,18 +44,18 @@ class TextReporter(Reporter):
                 out.append(f"  ({len(baselined)} baselined finding{'s' if len(baselined) != 1 else ''} not shown)")
             for f in active:
                 label = style(f"{f.severity:<7}", fg=_COLORS.get(f.severity))
-                loc = f"{f.file}:{f.line}" if f.line else (f.file or "")
-                out.append(f"  {label} {style(f.rule, bold=True)}  {loc}  {f.path}".rstrip())
-                out.append(f"          {f.message}")
+                loc = t(f"{f.file}:{f.line}" if f.line else (f.file or ""))
+                out.append(f"  {label} {style(t(f.rule), bold=True)}  {loc}  {t(f.path)}".rstrip())
+                out.append(f"          {t(f.message)}")
                 if f.remediation:
-                    out.append(f"          fix: {_first_line(f.remediation)}")
+                    out.append(f"          fix: {t(_first_line(f.remediation))}")
             for f in waived:
                 w = f.waiver or {}
                 label = style("waived ", fg=_COLORS["waived"])
-                detail = f"reason: {w.get('reason')}; expires {w.get('expires')}"
+                detail = f"reason: {t(w.get('reason'))}; expires {t(w.get('expires'))}"
                 if w.get("approved_by"):
-                    detail += f"; approved by {w.get('approved_by')}"
-                out.append(f"  {label} {f.rule}  {f.file}:{f.line}  {f.message}")
+                    detail += f"; approved by {t(w.get('approved_by'))}"
+                out.append(f"  {label} {t(f.rule)}  {t(f.file)}:{f.line}  {t(f.message)}")
                 out.append(f"          {detail}")
             out.append("")
         for e in report.errors:
@@ -67,7 +73,7 @@ class TextReporter(Reporter):
         if report.errors:
             line += f"; {len(report.errors)} unusable input{'s' if len(report.errors) != 1 else ''}"
         out.append(style(line, bold=True))
-        return "\n".join(out) + "\n"
+        return log_text("\n".join(out) + "\n")
 
 
 def _first_line(text: str) -> str:

@@ -1,0 +1,139 @@
+"""Escaping per destination: text that came from a contract, a file name, a server or a savepoint
+must never act as a command, markup or a terminal control where streamwarden prints it.
+
+- A CI log line (GitHub Actions): a line that starts with ``::`` after whitespace is a workflow
+  command, and ``##[`` anywhere in a line is its legacy form. Both are broken with a zero-width
+  space, which reads the same.
+- A terminal: control characters (``\\r``, NUL, ESC and so ANSI/OSC sequences, the other C0 and C1
+  controls, bidirectional overrides) are shown as ``\\r``, ``\\x1b``, ``\\u202e``..., never
+  written raw; our own colours (SGR sequences added after escaping) are the only ESC bytes.
+- JSON (``--format json``, SARIF, ``facts``): ``json.dumps`` escapes C0 controls; DEL, C1 and
+  ``##[`` are written as ``\\u`` escapes too, so the parsed value is unchanged.
+- XML (JUnit): character references for ``\\r``, DEL/C1, a line-leading ``::`` and ``##[``.
+- Markdown (the pull-request comment, the job summary, review and evidence documents):
+  :func:`cell` for free text, :func:`code` for a code span; no HTML, no links, no @-mentions.
+- A GitHub annotation (``--format github``): :func:`annotation_data` / :func:`annotation_property`,
+  the runner's own escapes for ``%``, ``\\r``, ``\\n`` (and ``:``, ``,`` in properties).
+"""
+
+from __future__ import annotations
+
+import html
+import re
+
+ZWSP = "\u200b"  # zero-width space: breaks a command or a link, reads the same
+
+# C0 (but \n and \t), DEL, C1, line/paragraph separators, bidirectional embeddings and isolates
+_CONTROL = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u2028\u2029\u202a-\u202e\u2066-\u2069]")
+# the same without CR: an annotation carries CR and LF in the runner's own escapes
+_CONTROL_NO_CR = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f\u2028\u2029\u202a-\u202e\u2066-\u2069]")
+_CONTROL_NL = re.compile("[\x00-\x08\x0a-\x1f\x7f-\x9f\u2028\u2029\u202a-\u202e\u2066-\u2069]")
+_NAMED = {"\r": "\\r", "\n": "\\n", "\x00": "\\0", "\x1b": "\\x1b"}
+# a line that starts (after whitespace) with "::": a workflow command for the Actions runner
+_COMMAND_LINE = re.compile(r"^(\s*)(?=::)", re.MULTILINE)
+_LEGACY = "##["
+# our own colours: SGR sequences only (click.style)
+_SGR = re.compile(r"\x1b\[[0-9;]*m")
+
+
+def _visible(ch: str) -> str:
+    named = _NAMED.get(ch)
+    if named is not None:
+        return named
+    n = ord(ch)
+    return f"\\x{n:02x}" if n < 0x100 else f"\\u{n:04x}"
+
+
+def _commands(text: str) -> str:
+    """Workflow commands broken: a line-leading ``::`` and ``##[`` anywhere."""
+    text = _COMMAND_LINE.sub(lambda m: m.group(1) + ZWSP, text)
+    return text.replace(_LEGACY, "##" + ZWSP + "[")
+
+
+def terminal(value: object) -> str:
+    """One value on one line of a terminal or CI log: control characters (newlines too) shown
+    escaped, workflow commands broken. For every contract, file, server or savepoint string."""
+    text = _CONTROL_NL.sub(lambda m: _visible(m.group()), str(value))
+    return _commands(text)
+
+
+def log_text(text: str) -> str:
+    """Whole text bound for a terminal or log (a report, a stderr message): newlines kept, every
+    other control character shown escaped except our own colour sequences, workflow commands broken."""
+    parts = []
+    last = 0
+    for m in _SGR.finditer(text):
+        parts.append(_CONTROL.sub(lambda c: _visible(c.group()), text[last : m.start()]))
+        parts.append(m.group())
+        last = m.end()
+    parts.append(_CONTROL.sub(lambda c: _visible(c.group()), text[last:]))
+    return _commands("".join(parts))
+
+
+def json_text(text: str) -> str:
+    """Serialized JSON made safe for a log: DEL, C1, separators and ``##[`` as ``\\u`` escapes
+    (inside strings, the only place they can occur; the parsed document is unchanged)."""
+    text = _CONTROL.sub(lambda m: f"\\u{ord(m.group()):04x}", text)
+    return text.replace(_LEGACY, "##\\u005b")
+
+
+def xml_text(text: str) -> str:
+    """Serialized XML made safe for a log: character references (the parsed document is unchanged)."""
+    text = _CONTROL.sub(lambda m: f"&#{ord(m.group())};", text)
+    text = re.sub(r"^(\s*)::", lambda m: m.group(1) + "&#58;:", text, flags=re.MULTILINE)
+    return text.replace(_LEGACY, "##&#91;")
+
+
+# --- GitHub workflow commands -------------------------------------------------------------------
+
+
+def annotation_data(text: str) -> str:
+    """An annotation's message, escaped as the Actions runner unescapes it (``%``, CR, LF), other
+    control characters shown escaped and ``##[`` broken (the runner looks for it anywhere)."""
+    text = _CONTROL_NO_CR.sub(lambda m: _visible(m.group()), text)
+    text = text.replace(_LEGACY, "##" + ZWSP + "[")
+    return text.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
+
+
+def annotation_property(text: str) -> str:
+    """An annotation property (file, line, title): the data escapes, plus ``:`` and ``,``."""
+    return annotation_data(text).replace(":", "%3A").replace(",", "%2C")
+
+
+# --- Markdown (GitHub-flavoured) ------------------------------------------------------------------
+
+_MD_SPECIAL = re.compile(r"([\\`*_\[\]~|])")
+# what GitHub turns into a link by itself: a scheme (http://, mailto:, ...) and www.
+# (only these: a zero-width space in s3:// would only spoil a copied path)
+_AUTOLINK = re.compile(r"(?i)(?<![a-z0-9])(www|https?|ftp|mailto|xmpp)(\.|:)")
+
+
+def _no_autolinks(text: str) -> str:
+    return _AUTOLINK.sub(lambda m: m.group(1) + ZWSP + m.group(2), text)
+
+
+def _plain(value: object) -> str:
+    """One line, control characters shown escaped (newlines and tabs become spaces)."""
+    s = " ".join(str(value).split())
+    return _CONTROL.sub(lambda m: _visible(m.group()), s)
+
+
+def cell(text: object) -> str:
+    """Free text in Markdown (a table cell, a heading): one line, HTML-escaped, Markdown specials,
+    bare links and @-mentions defused, workflow commands broken."""
+    s = html.escape(_plain(text), quote=False)
+    s = _MD_SPECIAL.sub(r"\\\1", s)
+    s = _no_autolinks(s)
+    return _commands(s.replace("@", "@" + ZWSP))
+
+
+def code(text: object) -> str:
+    """An inline code span that survives backticks and table pipes in the value (GitHub links
+    nothing inside a code span)."""
+    s = _commands(_plain(text)).replace("|", "\\|")
+    if not s:
+        return ""
+    longest = max((len(m) for m in re.findall(r"`+", s)), default=0)
+    fence = "`" * (longest + 1)
+    pad = " " if s.startswith("`") or s.endswith("`") or longest else ""
+    return f"{fence}{pad}{s}{pad}{fence}"
