@@ -728,18 +728,21 @@ def test_invalid_yaml_names_file_and_line(repo: Repo) -> None:
         ("../../outside.yaml", "is outside the repository"),
         ("deploy/README.md", "is not a deployment file streamwarden can read"),
         ("deploy/missing.conf", "file does not exist"),
-        ("deploy", "is not a deployment file"),
+        ("deploy", "is not a regular file"),
     ],
 )
 def test_unusable_entries(repo: Repo, entry: str, message: str) -> None:
     (repo.root.parent / "outside.yaml").write_text("a: 1\n")
     facts = repo.facts([entry])
     assert facts["available"] is False and message in facts["error"]
+    # each entry is listed where SW-FACT-001 reports it (a missing file apart)
+    listed = facts.get("unreadable") or facts.get("missing")
+    assert listed and listed[0]["index"] == 0 and listed[0]["entry"] == entry
 
 
 def test_directory_and_non_string_entries(repo: Repo) -> None:
     repo.path("deploy/dir.yaml").mkdir()
-    assert "is a directory" in repo.facts(["deploy/dir.yaml"])["error"]
+    assert "is not a regular file" in repo.facts(["deploy/dir.yaml"])["error"]
     assert "is not a file path" in repo.facts([42])["error"]  # type: ignore[list-item]
 
 

@@ -1,8 +1,10 @@
 # Fact-gathering gaps (SW-FACT-001). A source that is not configured stays quiet; a configured
 # source that could not be read is reported, as an error in the gate (input.mode == "gate",
 # which fails closed) and as a warning everywhere else (input.mode absent included). A
-# job.deployment entry naming a file that does not exist is an error in every mode, reported at
-# that entry of the contract (facts.deployment.missing), not at facts.deployment.
+# job.deployment entry naming a file that does not exist (facts.deployment.missing) or that
+# cannot be read (facts.deployment.unreadable: invalid YAML, outside the repository, an unknown
+# file type, not a regular file) is an error in every mode, reported at that entry of the
+# contract, not at facts.deployment: one broken file must not switch the deployment rules off.
 package streamwarden.facts
 
 import rego.v1
@@ -19,9 +21,10 @@ _severity := {"severity": "error"} if {
 #   instead, naming the source and its error. An error in gate mode (the gate fails closed), a
 #   warning otherwise. The path is facts.<source>; value is the source name, so the
 #   fingerprint does not change with the error text. A job.deployment entry that names a file
-#   that does not exist is an error in every mode (a typo must not switch the deployment rules
-#   off), located at that entry (path job.deployment[i], its line); the other files are still
-#   read and checked.
+#   that does not exist, or one that cannot be read (invalid YAML, a path outside the
+#   repository, a file type streamwarden does not read, not a regular file), is an error in
+#   every mode (a typo or a broken file must not switch the deployment rules off), located at
+#   that entry (path job.deployment[i], its line); the other files are still read and checked.
 # custom:
 #   id: SW-FACT-001
 #   severity: warning
@@ -70,11 +73,30 @@ deny contains f if {
 	}
 }
 
-# Every entry of job.deployment is missing: each has its error above; nothing else to report.
+# SW-FACT-001: a job.deployment entry naming a file that cannot be read. Located like a missing
+# file: at that entry of the contract; the reason (with the file's own line where there is one)
+# is in the message.
+deny contains f if {
+	some u in object.get(input, ["facts", "deployment", "unreadable"], [])
+	f := {
+		"rule": "SW-FACT-001",
+		"severity": "error",
+		"message": sprintf(
+			"job.deployment[%d] names %s, which cannot be read: %s; the deployment rules cannot check it: fix the file or the entry",
+			[u.index, u.entry, u.error],
+		),
+		"path": sprintf("job.deployment[%d]", [u.index]),
+		"value": u.entry,
+		"evidence": {"source": "deployment", "entry": u.entry, "file": u.file, "error": u.error},
+	}
+}
+
+# Every entry of job.deployment is missing or unreadable: each has its error above; nothing else
+# to report.
 _only_missing_files("deployment", fact) if {
-	missing := object.get(fact, "missing", [])
-	count(missing) > 0
-	count(missing) == count(object.get(input, ["contract", "job", "deployment"], []))
+	failed := count(object.get(fact, "missing", [])) + count(object.get(fact, "unreadable", []))
+	failed > 0
+	failed == count(object.get(input, ["contract", "job", "deployment"], []))
 }
 
 _error_text(e) := e if {

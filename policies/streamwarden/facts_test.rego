@@ -156,16 +156,60 @@ test_fact001_every_file_missing_is_one_error_each_and_no_source_gap if {
 }
 
 test_fact001_missing_file_beside_an_unreadable_one_reports_both if {
+	bad := {"index": 0, "entry": "deploy/bad.yaml", "file": "contracts/deploy/bad.yaml", "error": "contracts/deploy/bad.yaml:4: not valid YAML"}
 	deployment := {
 		"available": false, "configured": true,
-		"error": "contracts/deploy/bad.yaml:4: not valid YAML",
+		"error": "contracts/deploy/missing.yaml: file does not exist; contracts/deploy/bad.yaml:4: not valid YAML",
 		"missing": [_t_missing_b],
+		"unreadable": [bad],
 	}
 	inp := {"contract": _t_deploy_contract(["deploy/bad.yaml", "deploy/missing.yaml"]), "facts": _t_deploy_facts(deployment)}
-	lib.rule_paths(deny, "SW-FACT-001") == {"job.deployment[1]"} with input as inp
-	some f in warn with input as inp
-	f.path == "facts.deployment"
-	contains(f.message, "not valid YAML")
+	lib.rule_paths(deny, "SW-FACT-001") == {"job.deployment[0]", "job.deployment[1]"} with input as inp
+	some f in deny with input as inp
+	f.path == "job.deployment[0]"
+	contains(f.message, "contracts/deploy/bad.yaml:4: not valid YAML")
+
+	# both entries are accounted for: no second, source-wide gap
+	count(warn) == 0 with input as inp
+}
+
+# ---------------------------------------------------------------- SW-FACT-001: unreadable job.deployment files
+
+_t_unreadable_a := {"index": 0, "entry": "../x.yaml", "file": "../x.yaml", "error": "../x.yaml is outside the repository; deployment files must live in the repository"}
+
+test_fact001_unreadable_file_is_an_error_at_its_entry_beside_readable_facts if {
+	deployment := object.union(_t_ok, {"unreadable": [_t_unreadable_a]})
+	inp := {"contract": _t_deploy_contract(["../x.yaml", "deploy/ok.yaml"]), "facts": _t_deploy_facts(deployment)}
+	findings := deny with input as inp
+	findings == {{
+		"rule": "SW-FACT-001",
+		"severity": "error",
+		"message": "job.deployment[0] names ../x.yaml, which cannot be read: ../x.yaml is outside the repository; deployment files must live in the repository; the deployment rules cannot check it: fix the file or the entry",
+		"path": "job.deployment[0]",
+		"value": "../x.yaml",
+		"evidence": {"source": "deployment", "entry": "../x.yaml", "file": "../x.yaml", "error": _t_unreadable_a.error},
+	}}
+	count(warn) == 0 with input as inp
+}
+
+test_fact001_unreadable_file_is_an_error_outside_the_gate_too if {
+	deployment := object.union(_t_ok, {"unreadable": [_t_unreadable_a]})
+	some f in deny with input as {"facts": _t_deploy_facts(deployment), "mode": "check"}
+	f.severity == "error"
+}
+
+test_fact001_every_file_unreadable_is_one_error_each_and_no_source_gap if {
+	deployment := {"available": false, "configured": true, "error": _t_unreadable_a.error, "unreadable": [_t_unreadable_a]}
+	inp := {"contract": _t_deploy_contract(["../x.yaml"]), "facts": _t_deploy_facts(deployment)}
+	lib.rule_paths(deny, "SW-FACT-001") == {"job.deployment[0]"} with input as inp
+	count(warn) == 0 with input as inp
+}
+
+test_fact001_unreadable_without_the_contract_still_reports_the_source if {
+	deployment := {"available": false, "configured": true, "error": "x", "unreadable": [_t_unreadable_a], "missing": [_t_missing_b]}
+	inp := {"contract": _t_deploy_contract(["../x.yaml", "deploy/missing.yaml", "deploy/third.yaml"]), "facts": _t_deploy_facts(deployment)}
+	lib.rule_paths(warn, "SW-FACT-001") == {"facts.deployment"} with input as inp
+	count(deny) == 2 with input as inp
 }
 
 test_fact001_missing_list_without_the_contract_still_reports_the_source if {

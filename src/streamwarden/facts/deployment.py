@@ -32,12 +32,13 @@ Every effective value keeps its provenance: file (relative to the repository roo
 key as written and the raw text; values it replaced are listed under ``overridden``.
 
 Failures: an entry naming a file that does not exist is listed under ``missing`` (its index in
-``job.deployment``, the entry as written, the file): SW-FACT-001 reports it as an error at that
-entry of the contract, and the other files are still read. When none is left to read, the source
-is unavailable with the same ``missing`` list. An unreadable file, invalid YAML (with file:line),
-a path outside the repository or an unknown file type make the whole source unavailable
-(``{"available": false, "configured": true, "error": ...}``): the run goes on and SW-FACT-001
-reports it. Values Flink would refuse, unknown keys and ambiguous manifests are facts of their own
+``job.deployment``, the entry as written, the file); an entry naming a file that cannot be read
+(invalid YAML with file:line, a path outside the repository, a file type streamwarden does not
+read, a path that is not a regular file, a file too large) is listed under ``unreadable`` with the
+reason. SW-FACT-001 reports each as an error at that entry of the contract, and the other files
+are still read and judged: one broken file never hides the others. When none is left to read, the
+source is unavailable (``{"available": false, "configured": true, "error": ...}``) with the same
+lists. Values Flink would refuse, unknown keys and ambiguous manifests are facts of their own
 (``problems``, ``unknown_keys``) that policies report (SW-DEPLOY-*).
 
 Each file is read and parsed once per :class:`DeploymentGatherer` (cache by resolved path, checked
@@ -123,31 +124,43 @@ class DeploymentGatherer:
         base = contract_file.resolve().parent
         confined = base.is_relative_to(self.root)  # a contract in the repository names files in it
         loaded: list[tuple[str, ParsedFile]] = []
-        errors: list[str] = []
         missing: list[dict[str, Any]] = []
+        unreadable: list[dict[str, Any]] = []
         for index, entry in enumerate(entries if isinstance(entries, list) else [entries]):
+            shown_entry = entry if isinstance(entry, str) else repr(entry)
+
+            def cannot(file: str, error: str, index: int = index, shown_entry: str = shown_entry) -> None:
+                unreadable.append({"index": index, "entry": shown_entry, "file": file, "error": error})
+
             if not isinstance(entry, str) or not entry.strip():
-                errors.append(f"job.deployment: {entry!r} is not a file path")
+                cannot(shown_entry, f"{shown_entry} is not a file path")
                 continue
             resolved = (base / entry).resolve()
-            if confined and not resolved.is_relative_to(self.root):
-                errors.append(f"{entry}: is outside the repository; deployment files must live in the repository")
-                continue
             display = self._display(resolved, entry)
+            if confined and not resolved.is_relative_to(self.root):
+                cannot(entry, f"{entry} is outside the repository; deployment files must live in the repository")
+                continue
             if not resolved.exists():  # a broken symlink too
                 missing.append({"index": index, "entry": entry, "file": display})
                 continue
+            if not resolved.is_file():
+                cannot(display, f"{display} is not a regular file (a directory or a device); name a file")
+                continue
             result = self._load(resolved, display)
             if isinstance(result, StreamwardenError):
-                errors.append(f"{result.where()}: {result.message}" if result.where() else result.message)
+                where = result.where()
+                cannot(display, f"{where}: {result.message}" if where else f"{display}: {result.message}")
             else:
                 loaded.append((display, result))
-        gone = {"missing": missing} if missing else {}
-        if not errors and not loaded:  # every entry is missing: SW-FACT-001 reports each one
-            errors = [f"{m['file']}: file does not exist" for m in missing]
-        if errors:
-            return {"available": False, "configured": True, "error": "; ".join(errors), **gone}
-        return {**_Builder(contract, job).build(loaded), **gone}
+        gaps: dict[str, Any] = {}
+        if missing:
+            gaps["missing"] = missing
+        if unreadable:
+            gaps["unreadable"] = unreadable
+        if not loaded:  # nothing left to read: SW-FACT-001 reports each entry at its place
+            failed = [f"{m['file']}: file does not exist" for m in missing] + [u["error"] for u in unreadable]
+            return {"available": False, "configured": True, "error": "; ".join(failed), **gaps}
+        return {**_Builder(contract, job).build(loaded), **gaps}
 
     def _display(self, resolved: Path, entry: str) -> str:
         if resolved.is_relative_to(self.root):
