@@ -16,7 +16,7 @@ from streamwarden.contracts.schemawalk import walker_for
 from streamwarden.contracts.validate import fast_check_for, validate_document
 from streamwarden.errors import ContractErrors, InputError, StreamwardenError
 from streamwarden.resources import CONTRACT_SCHEMA, load_schema
-from streamwarden.yamlsafe import YamlDocument, load_single, parse_documents, read_text
+from streamwarden.yamlsafe import YamlDocument, join_index, join_key, load_single, parse_documents, read_text
 
 KIND = "PipelineContract"
 API_VERSION = "streamwarden/v1"
@@ -26,6 +26,8 @@ _CONFIG_NAMES = ("streamwarden.yaml", "streamwarden.yml")
 # a quick pre-filter before parsing: the text mentions a streamwarden apiVersion or a kind at all
 _MAYBE_CONTRACT = re.compile(r"^\s*(apiVersion:\s*[\"']?streamwarden/|kind:)", re.MULTILINE | re.IGNORECASE)
 _SKIP_DIRS = {".git", ".venv", "venv", "node_modules", "__pycache__", ".tox", ".mypy_cache"}
+# a value `streamwarden init` could not derive: TODO(owner), TODO(consumer), ...
+TODO_MARKER = re.compile(r"^\s*TODO\(")
 
 
 @dataclass
@@ -97,6 +99,10 @@ def contract_from_document(doc: YamlDocument, path: Path, resolved: Path | None 
     schema = load_schema(CONTRACT_SCHEMA)
     prepared = lower_enums(walker_for(schema), schema, doc.data)
     errors = validate_document(doc, prepared, schema)
+    todos = todo_errors(doc)
+    if todos:  # the TODO is the error; the schema's complaint about the same field adds nothing
+        placeholders = {t.path for t in todos}
+        errors = [*todos, *(e for e in errors if e.path not in placeholders)]
     if errors:
         raise ContractErrors(list(errors))
     try:
@@ -111,6 +117,35 @@ def contract_from_document(doc: YamlDocument, path: Path, resolved: Path | None 
         raw=doc.data,
         doc=doc,
     )
+
+
+def todo_errors(doc: YamlDocument) -> list[InputError]:
+    """Every value that is still a ``TODO(...)`` marker (what ``streamwarden init`` could not
+    derive): an unreviewed contract never passes ``validate`` or ``check`` by accident."""
+    out: list[InputError] = []
+
+    def walk(node: Any, path: str) -> None:
+        if isinstance(node, dict):
+            for key, value in node.items():
+                walk(value, join_key(path, str(key)))
+        elif isinstance(node, list):
+            for index, value in enumerate(node):
+                walk(value, join_index(path, index))
+        elif isinstance(node, str) and TODO_MARKER.match(node):
+            shown = node.strip() if len(node) <= 60 else node.strip()[:57] + "..."
+            out.append(
+                InputError(
+                    f"fill the TODO: {shown} is a placeholder for a value streamwarden cannot derive",
+                    file=doc.file,
+                    line=doc.line_of(path),
+                    path=path,
+                    hint="replace the marker with the real value (or delete the field or list entry); "
+                    "validate and check refuse the contract while a TODO is left",
+                )
+            )
+
+    walk(doc.data, "")
+    return out
 
 
 def discover_contracts(
