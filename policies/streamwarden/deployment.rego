@@ -282,9 +282,12 @@ deny contains f if {
 #   Fires for a deployment file that streamwarden could read only in part, so the effective
 #   configuration may not be what the reader thinks: several Flink resources in one manifest
 #   (the one for this job is used), several YAML documents in a Flink configuration file (Flink
-#   refuses the file: an error), nested blocks in a legacy flink-conf.yaml (Flink 1.x ignores
-#   them: an error), a key set twice in one file, a manifest without a FlinkDeployment or
-#   FlinkSessionJob, or a SQL SET statement that cannot be read.
+#   refuses the file: an error), a line of a legacy flink-conf.yaml that Flink 1.x cannot split
+#   at ': ' or whose key or value is empty (Flink ignores it: an error when it holds a colon),
+#   nested blocks in a legacy flink-conf.yaml (Flink 1.x ignores the block's first line and
+#   reads the indented lines as keys of their own: an error), a key set twice in one file, a
+#   manifest without a FlinkDeployment or FlinkSessionJob, or a SQL SET statement that cannot be
+#   read.
 # custom:
 #   id: SW-DEPLOY-004
 #   severity: warning

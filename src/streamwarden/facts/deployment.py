@@ -53,13 +53,16 @@ from typing import Any
 
 from streamwarden.errors import StreamwardenError
 from streamwarden.facts.deployment_files import (
+    KIND_CONF,
     KIND_SQL,
     RANK_SQL,
     Assignment,
     ParsedFile,
     Problem,
     Resource,
+    is_legacy_name,
     mapping,
+    read_flink_conf,
     read_sql,
     read_yaml,
 )
@@ -88,7 +91,13 @@ class _Setting:
             try:
                 self.a.parsed = (self.a.raw if option is None else option.parse(self.a.raw), None)
             except FlinkValueError as exc:
-                self.a.parsed = (None, str(exc))
+                error = str(exc)
+                if self.kind == KIND_CONF and isinstance(self.a.raw, str) and self.a.raw[:1] in ("'", '"'):
+                    error += (
+                        "; Flink 1.x reads flink-conf.yaml line by line and keeps the quotes as part of the value: "
+                        "remove them"
+                    )
+                self.a.parsed = (None, error)
         self.value, self.error = self.a.parsed
 
     def provenance(self) -> dict[str, Any]:
@@ -193,7 +202,11 @@ class DeploymentGatherer:
                 "is not a deployment file streamwarden can read (expected .yaml, .yml or .sql)", file=shown
             )
         text = read_text(resolved, shown)
-        return read_sql(text) if suffix == ".sql" else read_yaml(text, shown)
+        if suffix == ".sql":
+            return read_sql(text)
+        if is_legacy_name(shown):
+            return read_flink_conf(text)
+        return read_yaml(text, shown)
 
 
 _SHARED: dict[Path, DeploymentGatherer] = {}

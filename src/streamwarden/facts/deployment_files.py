@@ -1,7 +1,8 @@
 """Read one deployment file into settings with their lines (no merging, no contract).
 
 Kinds: ``flink-config`` (Flink 2.x ``config.yaml``: nested and flattened keys, both legal),
-``flink-conf`` (legacy flat ``flink-conf.yaml``), ``flink-deployment`` / ``flink-session-job``
+``flink-conf`` (legacy ``flink-conf.yaml``, which is *not* YAML to Flink: see
+:func:`read_flink_conf`), ``flink-deployment`` / ``flink-session-job``
 (Flink Kubernetes Operator CRs, ``flink.apache.org/*``), ``manifest`` (Kubernetes YAML without a
 Flink resource) and ``sql`` (``SET 'key' = 'value';`` lines). A YAML file is a manifest when a
 document has ``apiVersion`` and ``kind``; otherwise it is a Flink configuration file, and
@@ -112,24 +113,12 @@ class _Flattener:
         self.doc, self.lines, self.rank, self.out, self.problems = doc, lines, rank, out, problems
         self.seen: dict[str, int] = {}
 
-    def walk(self, data: dict[str, Any], prefix: str, mark_path: str, nested_ok: bool = True) -> None:
+    def walk(self, data: dict[str, Any], prefix: str, mark_path: str) -> None:
         for k, v in data.items():
             key = f"{prefix}.{k}" if prefix else str(k)
             path = join_key(mark_path, str(k))
             line = self.doc.marks.get(path, self.doc.start_line)
             if isinstance(v, dict) and v and not is_map_key(key):
-                if not nested_ok:
-                    self.problems.append(
-                        Problem(
-                            line,
-                            f"{key!r} is a nested block, but Flink 1.x reads flink-conf.yaml line by line as "
-                            "flat 'key: value' pairs and ignores it; write flat keys, or use config.yaml (Flink 2.x)",
-                            "nested-in-flink-conf",
-                            "error",
-                            key,
-                        )
-                    )
-                    continue
                 self.walk(v, key, path)
                 continue
             if key in self.seen:
@@ -158,15 +147,107 @@ def read_sql(text: str) -> ParsedFile:
     return parsed
 
 
+def read_flink_conf(text: str) -> ParsedFile:
+    """A legacy ``flink-conf.yaml`` read line by line, exactly as Flink 1.x reads it.
+
+    ``GlobalConfiguration.loadYAMLResource`` (1.x; ``loadLegacyYAMLResource`` where later versions
+    still read the file): cut each line at its first ``#`` (a comment, even inside a value), trim
+    it, skip it when blank, split it at the first ``": "`` and trim key and value. A line it cannot
+    split, or with an empty key or value, is ignored with a warning in Flink's log. Quotes are
+    **not** removed (``"60 s"`` keeps its quote characters), flow syntax (``[a, b]``) is plain
+    text, and a later line overrides an earlier one. Flink 1.19+ reads ``config.yaml`` as standard
+    YAML, but a ``flink-conf.yaml`` still goes through this parser.
+    """
+    parsed = ParsedFile(KIND_CONF)
+    lines = text.splitlines()
+    seen: dict[str, int] = {}
+    block_indent: int | None = None  # inside a nested block opened by a `key:` line
+    for number, line in enumerate(lines, 1):
+        conf = line.split("#", 1)[0]
+        stripped = conf.strip()
+        if not stripped:
+            continue
+        indent = len(conf) - len(conf.lstrip())
+        if block_indent is not None and indent <= block_indent:
+            block_indent = None
+        kv = stripped.split(": ", 1)
+        if len(kv) == 1:
+            if block_indent is not None:
+                continue  # a deeper opener of the block already reported
+            if stripped.endswith(":") and _next_is_deeper(lines, number, indent):
+                block_indent = indent
+                key = stripped[:-1].strip()
+                parsed.problems.append(
+                    Problem(
+                        number,
+                        f"{key!r} opens a nested block, but Flink 1.x reads flink-conf.yaml line by line as flat "
+                        "'key: value' pairs: it ignores this line, and reads each indented 'key: value' line "
+                        "below as a key of its own (without the prefix); write flat keys, or use config.yaml "
+                        "(Flink 2.x)",
+                        "nested-in-flink-conf",
+                        "error",
+                        key,
+                    )
+                )
+                continue
+            parsed.problems.append(
+                Problem(
+                    number,
+                    f"Flink 1.x cannot split {stripped[:80]!r} into key and value (it needs ': ', a colon and a "
+                    "space) and ignores the line with a warning in its log: the setting has no effect",
+                    "unreadable-line",
+                    "error" if ":" in stripped else "warning",
+                )
+            )
+            continue
+        key, value = kv[0].strip(), kv[1].strip()
+        if not key or not value:
+            parsed.problems.append(
+                Problem(
+                    number,
+                    f"{stripped[:80]!r} has an empty {'key' if not key else 'value'}: Flink 1.x ignores the line "
+                    "with a warning in its log",
+                    "unreadable-line",
+                    "error",
+                )
+            )
+            continue
+        if key in seen:
+            parsed.problems.append(
+                Problem(
+                    number,
+                    f"{key} is set twice in this file (line {seen[key]} and line {number}); Flink keeps the later one",
+                    "duplicate-key",
+                    "warning",
+                    key,
+                )
+            )
+        seen[key] = number
+        parsed.assignments.append(Assignment(key, value, number, RANK_CONFIG))
+    if not parsed.assignments and not parsed.problems:
+        parsed.problems.append(Problem(1, "the file sets no Flink key", "no-flink-settings"))
+    return parsed
+
+
+def _next_is_deeper(lines: list[str], number: int, indent: int) -> bool:
+    for line in lines[number:]:
+        conf = line.split("#", 1)[0]
+        if conf.strip():
+            return len(conf) - len(conf.lstrip()) > indent
+    return False
+
+
+def is_legacy_name(display: str) -> bool:
+    return display.rsplit("/", 1)[-1].lower() in ("flink-conf.yaml", "flink-conf.yml")
+
+
 def read_yaml(text: str, display: str) -> ParsedFile:
     """A Flink config file or a Kubernetes manifest; raises InputError when it is not valid YAML."""
     docs = [d for d in parse_documents(text, display) if d.data is not None]
     lines = text.splitlines()
-    name = display.rsplit("/", 1)[-1].lower()
     if any(_is_k8s(d.data) for d in docs):
         return _read_manifest(docs, lines)
-    legacy = name in ("flink-conf.yaml", "flink-conf.yml")
-    parsed = ParsedFile(KIND_CONF if legacy else KIND_CONFIG)
+    parsed = ParsedFile(KIND_CONFIG)
     if not docs:
         parsed.problems.append(Problem(1, "the file is empty: it sets no Flink key", "no-flink-settings"))
         return parsed
@@ -186,7 +267,7 @@ def read_yaml(text: str, display: str) -> ParsedFile:
             Problem(doc.start_line, "the file is not a mapping of Flink keys to values", "no-flink-settings", "error")
         )
         return parsed
-    _Flattener(doc, lines, RANK_CONFIG, parsed.assignments, parsed.problems).walk(doc.data, "", "", not legacy)
+    _Flattener(doc, lines, RANK_CONFIG, parsed.assignments, parsed.problems).walk(doc.data, "", "")
     return parsed
 
 
