@@ -53,6 +53,14 @@ VALUES: list[Any] = [
     {"unknown": 1},
     {"name": "x"},
     [{"name": "id", "type": "long"}],
+    # the text limits: control characters (allowed or not by field), a line break, too long
+    "a\x1b[31mb",
+    "team\r::x",
+    "line\nline",
+    "tab\there",
+    "a\n",
+    "n" * 254,
+    "x" * 1001,
 ]
 KEYS = ["unknown", "name", "type", "interval", "columns", "max_age", "required", "owner", "uid", "mode"]
 

@@ -15,6 +15,7 @@ from streamwarden.contracts.formats import FORMAT_CHECKER, FORMATS
 from streamwarden.contracts.schemawalk import Schema, SchemaWalker, walker_for
 from streamwarden.dates import calendar_problem
 from streamwarden.errors import InputError
+from streamwarden.escape import terminal
 from streamwarden.units import parse_duration, parse_size
 from streamwarden.yamlsafe import YamlDocument, join_index, join_key
 
@@ -194,6 +195,17 @@ def _convert(
             )
         ]
     if v == "pattern" and isinstance(inst, str):
+        control = _control_char(inst, str(err.validator_value))
+        if control is not None:
+            return [
+                InputError(
+                    f"contains the control character {terminal(inst[control])} at character {control + 1}",
+                    file=file,
+                    line=doc.line_of(path),
+                    path=shown,
+                    hint=_CONTROL_HINT,
+                )
+            ]
         if err.validator_value == duration_pattern:
             return [_unit_error(parse_duration, inst, file, doc.line_of(path), shown)]
         if err.validator_value == size_pattern:
@@ -201,11 +213,22 @@ def _convert(
         desc = err.schema.get("description")
         return [
             InputError(
-                f"{inst!r} is not a valid value"
+                f"{_short(inst)} is not a valid value"
                 + (f": {desc}" if desc else f" (expected pattern {err.validator_value})"),
                 file=file,
                 line=doc.line_of(path),
                 path=shown,
+            )
+        ]
+    if v == "maxLength" and isinstance(inst, str):
+        return [
+            InputError(
+                f"is {len(inst):,} characters long, more than the {err.validator_value:,} allowed",
+                file=file,
+                line=doc.line_of(path),
+                path=shown,
+                hint="shorten it: contract text reaches CI logs and pull-request comments "
+                "(link to a longer document instead)",
             )
         ]
     if v == "format" and isinstance(inst, str):
@@ -245,6 +268,21 @@ def _convert(
             )
         ]
     return [InputError(_plain(err), file=file, line=doc.line_of(path), path=shown)]
+
+
+_CONTROL_HINT = (
+    "remove it: contract text reaches CI logs, terminals and pull-request comments, so terminal escapes, "
+    "carriage returns and other control characters are not allowed (free text such as a reason may span lines)"
+)
+_CONTROL = re.compile("[\x00-\x1f\x7f-\x9f]")
+
+
+def _control_char(text: str, pattern: str) -> int | None:
+    """Where ``text`` holds a control character the field's pattern refuses, or None."""
+    for m in _CONTROL.finditer(text):
+        if re.search(pattern, f"a{m.group()}a") is None:
+            return m.start()
+    return None
 
 
 def _required_hint(child: str) -> str | None:
