@@ -602,5 +602,14 @@ def _register_schema_command() -> None:
 
 _register_schema_command()
 
+
+def _register_init_command() -> None:
+    from streamwarden.cli_init import init
+
+    main.add_command(init)
+
+
+_register_init_command()
+
 if __name__ == "__main__":  # pragma: no cover
     main()

@@ -1,0 +1,115 @@
+"""``streamwarden init``: write a contract derived from deployment files, the running job and the
+live table (streamwarden.init). Registered on the main group by cli.py; imports cli.py only when
+the command runs.
+
+Exit codes: 0 the contract was written (or printed with ``--dry-run``); 2 nothing to derive from,
+a source that cannot be read, an unknown environment, or an existing file without ``--force``.
+"""
+
+from __future__ import annotations
+
+import functools
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any, TypeVar
+
+import click
+
+from streamwarden.errors import UsageError
+
+F = TypeVar("F", bound=Callable[..., Any])
+
+
+def handle_errors(fn: F) -> F:
+    """streamwarden.cli.handle_errors, looked up when the command runs."""
+
+    @functools.wraps(fn)
+    def wrapper(*args: Any, **kwargs: Any) -> Any:
+        from streamwarden import cli
+
+        return cli.handle_errors(fn)(*args, **kwargs)
+
+    return wrapper  # type: ignore[return-value]
+
+
+@click.command("init")
+@click.argument("more_files", nargs=-1, metavar="[FILE...]")
+@click.option(
+    "--from-deployment",
+    "deployment",
+    multiple=True,
+    metavar="FILE",
+    help="A Flink deployment file (FlinkDeployment/FlinkSessionJob CR, config.yaml, flink-conf.yaml, SQL); "
+    "repeatable, and files after it count too.",
+)
+@click.option("--env", "environment", metavar="NAME", help="An environment of streamwarden.yaml for the live sources.")
+@click.option("--job", "job", metavar="NAME", help="The Flink job name; with --env, read the running job.")
+@click.option("--table", "table", metavar="CATALOG.NAMESPACE.TABLE", help="Read the live Iceberg table (needs --env).")
+@click.option("--output", "-o", metavar="FILE", help="Where to write (default: contracts/<name>.yaml).")
+@click.option("--dry-run", is_flag=True, help="Print the contract instead of writing it.")
+@click.option("--force", is_flag=True, help="Overwrite an existing file.")
+@click.option("--config", "config_path", metavar="FILE", help="streamwarden.yaml (default: ./streamwarden.yaml).")
+@handle_errors
+def init(
+    more_files: tuple[str, ...],
+    deployment: tuple[str, ...],
+    environment: str | None,
+    job: str | None,
+    table: str | None,
+    output: str | None,
+    dry_run: bool,
+    force: bool,
+    config_path: str | None,
+) -> None:
+    """Write a contract derived from deployment files and, with --env, from the running job and the
+    live table. What cannot be derived is a TODO(...) that validate and check refuse until filled."""
+    from streamwarden.cli import _config
+    from streamwarden.escape import terminal
+    from streamwarden.init import InitRequest, derive
+
+    if more_files and not deployment:
+        raise UsageError(f"unexpected argument {more_files[0]!r}", hint="deployment files follow --from-deployment")
+    config = _config(config_path)
+    files = [Path(f) for f in (*deployment, *more_files)]
+    for f in files:
+        if not f.is_file():
+            raise UsageError("deployment file does not exist" if not f.exists() else "is not a file", file=str(f))
+    request = InitRequest(
+        root=config.root,
+        deployment=[f.resolve() for f in files],
+        job=job,
+        environment=environment,
+        env=config.environment(environment) if environment else None,
+        table=table,
+        output=Path(output).resolve() if output else None,
+        now_ms=int(time.time() * 1000),
+    )
+    result = derive(request)
+    shown = output or _shown(result.output)
+    for warning in result.warnings:
+        click.echo(f"streamwarden: warning: {terminal(warning)}", err=True)
+    if dry_run:
+        click.echo(result.text, nl=False)
+    else:
+        if result.output.exists() and not force:
+            raise UsageError(
+                "already exists; not overwritten", file=shown, hint="give --force to replace it, or -o FILE"
+            )
+        try:
+            result.output.parent.mkdir(parents=True, exist_ok=True)
+            result.output.write_text(result.text, encoding="utf-8")
+        except OSError as exc:
+            raise UsageError(f"cannot write the contract: {exc.strerror}", file=shown) from None
+        click.echo(f"wrote {terminal(shown)}", err=True)
+    if result.todos:
+        click.echo(f"{len(result.todos)} TODO(s) to fill before `streamwarden validate` accepts it:", err=True)
+        for path, line in result.todos:
+            click.echo(f"  {terminal(shown)}:{line}: {path}", err=True)
+
+
+def _shown(path: Path) -> str:
+    try:
+        return path.relative_to(Path.cwd().resolve()).as_posix()
+    except ValueError:
+        return str(path)
