@@ -17,7 +17,8 @@ from tests.gitrepo import Repo
 
 from streamwarden.report import FORMATS
 
-REASON = "ok\n::error::pwned\r::set-output name=x::y ##[error]x \x1b[31m red \x1b]8;;http://x\x07 link www.evil.example"
+# free text may span lines (the schema refuses other control characters: those come from file names)
+REASON = "ok\n::error::pwned\n  ::set-output name=x::y ##[error]x http://x link www.evil.example"
 NAME = "::error::pwned ##[error]x"
 OWNER = "##[warning]owner"
 CONSUMER = "::warning::consumer ##[group]c"
@@ -25,6 +26,8 @@ APPROVER = "::notice::bob http://evil.example"
 # a file name is free text too: control characters and commands the schema cannot refuse
 EVIL_DIR = "c\x1b]8;;x\x07\x1b[31m"
 BROKEN_FILE = "\n::error::broken \x1b[2J\r::warning::x ##[error]y.yaml"
+# a value the schema refuses is echoed in the message
+REFUSED_OWNER = "team\r::set-output name=x::y\x1b[31m\x9b2J"
 # what the Actions runner would execute, and terminal controls (ESC, CR, NUL, DEL, C1)
 CONTROLS = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f]")
 OUR_ANNOTATION = re.compile(r"::(error|warning|notice)( [^:\n]*)?::[^\n]*")
@@ -62,6 +65,12 @@ def raw(*args: str, cwd: Path, env: dict[str, str] | None = None) -> tuple[int, 
     return proc.returncode, proc.stdout, proc.stderr
 
 
+def autolinks(markdown: str) -> list[str]:
+    """What GitHub would turn into a link: a bare URL or www. outside code spans (never linked)."""
+    prose = re.sub(r"(`+).*?\1", "", markdown)
+    return re.findall(r"(?i)(?:https?|ftp|mailto|xmpp):|www\.", prose)
+
+
 def assert_inert(data: bytes, *, annotations: bool = False, what: str = "") -> None:
     text = data.decode("utf-8")
     assert "##[" not in text, what
@@ -80,6 +89,9 @@ def evil(tmp_path_factory: pytest.TempPathFactory) -> Path:
     (root / BROKEN_FILE).write_text(
         "apiVersion: streamwarden/v1\nkind: PipelineContract\nmetadata: {name: 5}\n", encoding="utf-8"
     )
+    (root / "refused.yaml").write_text(
+        CLEAN_CONTRACT.replace("owner: payments-data", f"owner: {q(REFUSED_OWNER)}"), encoding="utf-8"
+    )
     return root
 
 
@@ -87,7 +99,7 @@ def evil(tmp_path_factory: pytest.TempPathFactory) -> Path:
 def test_check_output_in_every_format_carries_no_command_or_control(evil: Path, fmt: str) -> None:
     summary = evil / f"summary-{fmt}.md"
     code, out, err = raw(
-        "check", EVIL_DIR, BROKEN_FILE, "--format", fmt, "--now", NOW, cwd=evil,
+        "check", EVIL_DIR, BROKEN_FILE, "refused.yaml", "--format", fmt, "--now", NOW, cwd=evil,
         env={"GITHUB_STEP_SUMMARY": str(summary)},
     )  # fmt: skip
     assert code == 2, (out, err)  # the broken contract is unusable input
@@ -95,7 +107,7 @@ def test_check_output_in_every_format_carries_no_command_or_control(evil: Path, 
     assert_inert(err, what=f"{fmt} stderr")
     if fmt == "github":
         assert_inert(summary.read_bytes(), what="job summary")
-        assert out.count(b"\n::error ") + out.startswith(b"::error ") >= 2  # the finding and the broken file
+        assert out.count(b"\n::error ") + out.startswith(b"::error ") >= 3  # the finding and the two bad files
 
 
 def test_the_reports_still_say_what_the_contract_says(evil: Path) -> None:
@@ -105,15 +117,17 @@ def test_the_reports_still_say_what_the_contract_says(evil: Path) -> None:
     (waived,) = [f for f in doc["findings"] if f["waived"]]
     assert waived["waiver"]["reason"] == REASON
     text = sw("check", EVIL_DIR, "--now", NOW, cwd=evil).stdout
-    assert "::error::pwned ##\u200b[error]x" in text and "\\x1b[31m" in text and "\\r::set-output" in text
+    assert "::error::pwned ##\u200b[error]x" in text and "\\x1b]8;;x\\x07" in text
+    assert "reason: ok\\n::error::pwned\\n  ::set-output" in text
 
 
 def test_validate_and_facts_echo_no_command_or_control(evil: Path) -> None:
-    code, out, err = raw("validate", EVIL_DIR, BROKEN_FILE, cwd=evil)
+    code, out, err = raw("validate", EVIL_DIR, BROKEN_FILE, "refused.yaml", cwd=evil)
     assert code == 2
     assert_inert(out, what="validate stdout")
     assert_inert(err, what="validate stderr")
     assert b"broken" in err and b"metadata.name" in err
+    assert b"metadata.owner: contains the control character \\r" in err
     code, out, err = raw("facts", NAME, "--contracts", EVIL_DIR, "--now", NOW, cwd=evil)
     assert code == 0, err
     assert_inert(out, what="facts stdout")
@@ -140,7 +154,7 @@ def test_diff_review_carries_no_command_control_or_link(evil_repo: Path, fmt: st
     assert_inert(out, what=f"diff {fmt}")
     assert_inert(err, what="diff stderr")
     if fmt == "markdown":
-        assert not re.search(r"(?i)https?://|www\.", out.decode()), out.decode()
+        assert not autolinks(out.decode()), out.decode()
         assert "pwned" in out.decode()
 
 
@@ -149,5 +163,6 @@ def test_check_base_markdown_comment_defuses_links_and_commands(evil_repo: Path)
     assert code == 1, err
     assert_inert(out, what="comment")
     text = out.decode()
-    assert not re.search(r"(?i)https?://|www\.", text), text
+    assert not autolinks(text), text
+    assert "http\u200b://evil.example" in text  # the approver, readable but not a link
     assert "### Contract changes" in text and "<img" not in text
