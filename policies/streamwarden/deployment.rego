@@ -286,8 +286,9 @@ deny contains f if {
 #   at ': ' or whose key or value is empty (Flink ignores it: an error when it holds a colon),
 #   nested blocks in a legacy flink-conf.yaml (Flink 1.x ignores the block's first line and
 #   reads the indented lines as keys of their own: an error), a key set twice in one file, a
-#   manifest without a FlinkDeployment or FlinkSessionJob, or a SQL SET statement that cannot be
-#   read.
+#   manifest without a FlinkDeployment, FlinkSessionJob or FlinkBlueGreenDeployment, or a SQL
+#   SET statement that cannot be read. A resource of the operator's API group without Flink
+#   configuration (FlinkStateSnapshot) is named and skipped with an info finding.
 # custom:
 #   id: SW-DEPLOY-004
 #   severity: warning

@@ -272,3 +272,12 @@ test_deploy_005_leaves_nondurable_and_missing_dirs_to_ckpt_004 if {
 	in20 := fx_input(fx_contract, {"execution.checkpointing.dir": missing})
 	count(fx_of("SW-DEPLOY-005", deny)) == 0 with input as in20
 }
+
+test_deploy_004_unreadable_flink_conf_line_and_skipped_resource if {
+	line := {"file": "deploy/flink-conf.yaml", "line": 4, "code": "unreadable-line", "severity": "error", "message": "Flink 1.x cannot split"}
+	skipped := {"file": "deploy/snap.yaml", "line": 19, "code": "skipped-resource", "severity": "info", "message": "FlinkStateSnapshot skipped"}
+	in_skip := fx_facts_input(fx_contract, {"problems": [line, skipped]})
+	found := fx_of("SW-DEPLOY-004", warn) with input as in_skip
+	{[f.severity, f.value, f.line] | some f in found} == {["error", "unreadable-line", 4], ["info", "skipped-resource", 19]}
+	count(fx_of("SW-DEPLOY-003", deny)) == 0 with input as in_skip
+}

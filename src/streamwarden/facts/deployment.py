@@ -54,6 +54,7 @@ from typing import Any
 from streamwarden.errors import StreamwardenError
 from streamwarden.facts.deployment_files import (
     KIND_CONF,
+    KIND_SESSION_JOB,
     KIND_SQL,
     RANK_SQL,
     Assignment,
@@ -318,7 +319,7 @@ class _Builder:
         if len(resources) == 1:
             return resources
         matching = [r for r in resources if r.name in self.names or r.pipeline_name in self.names]
-        jobs = [r for r in matching if r.kind != "flink-deployment"] or matching
+        jobs = [r for r in matching if r.kind == KIND_SESSION_JOB] or matching
         chosen = jobs[0] if jobs else resources[0]
         picked = [chosen]
         cluster = [r for r in resources if r.kind == "flink-deployment" and r.name == chosen.deployment_name]
@@ -327,7 +328,10 @@ class _Builder:
         rest = [r for r in resources if r not in picked]
         if rest:
             why = "its name matches the contract's job" if jobs else f"the first; none is named {self.job_name!r}"
-            listed = ", ".join(f"{r.api_kind} {r.name} (line {r.line})" for r in resources)
+            listed = ", ".join(
+                f"{r.api_kind} {r.name} ({'namespace ' + r.namespace + ', ' if r.namespace else ''}line {r.line})"
+                for r in resources
+            )
             self.problems.append(
                 {
                     "file": display,

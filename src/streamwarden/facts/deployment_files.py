@@ -28,13 +28,27 @@ KIND_CONFIG = "flink-config"
 KIND_CONF = "flink-conf"
 KIND_DEPLOYMENT = "flink-deployment"
 KIND_SESSION_JOB = "flink-session-job"
+KIND_BLUE_GREEN = "flink-blue-green-deployment"
 KIND_MANIFEST = "manifest"
 KIND_SQL = "sql"
 
 # Precedence classes, lowest first (see facts/deployment.py).
 RANK_CONFIG, RANK_CR, RANK_CR_FIELD, RANK_SQL = 0, 1, 2, 3
 
-CR_KINDS = {"FlinkDeployment": KIND_DEPLOYMENT, "FlinkSessionJob": KIND_SESSION_JOB}
+CR_KINDS = {
+    "FlinkDeployment": KIND_DEPLOYMENT,
+    "FlinkSessionJob": KIND_SESSION_JOB,
+    "FlinkBlueGreenDeployment": KIND_BLUE_GREEN,
+}
+# Where each kind keeps its FlinkDeployment / FlinkSessionJob spec: a FlinkBlueGreenDeployment's
+# spec.template.spec is the spec of the FlinkDeployments it creates (FlinkBlueGreenDeploymentSpec
+# .template -> FlinkDeploymentTemplateSpec.spec); its spec.configuration is the blue/green
+# controller's own (kubernetes.operator.bluegreen.*), never the job's.
+SPEC_PATHS = {"FlinkBlueGreenDeployment": "spec.template.spec"}
+# Kinds of the operator's API group that carry no Flink configuration: named and skipped.
+NON_CONFIG_KINDS = {
+    "FlinkStateSnapshot": "a savepoint or checkpoint request (FlinkStateSnapshot) carries no Flink configuration",
+}
 
 
 @dataclass
@@ -73,6 +87,7 @@ class Resource:
     name: str | None
     line: int
     anchor_line: int
+    namespace: str | None = None
     deployment_name: str | None = None  # FlinkSessionJob spec.deploymentName
     pipeline_name: str | None = None
     assignments: list[Assignment] = field(default_factory=list)
@@ -285,16 +300,30 @@ def _read_manifest(docs: list[YamlDocument], lines: list[str]) -> ParsedFile:
         api, kind = str(data.get("apiVersion")), str(data.get("kind"))
         if api.startswith("flink.apache.org/") and kind in CR_KINDS:
             parsed.resources.append(_read_resource(doc, lines))
+        elif api.startswith("flink.apache.org/"):
+            name = mapping(data.get("metadata")).get("name")
+            why = NON_CONFIG_KINDS.get(
+                kind, f"{kind} is not a Flink resource streamwarden reads Flink configuration from"
+            )
+            parsed.problems.append(
+                Problem(
+                    doc.start_line,
+                    f"{kind} {name or ''} (line {doc.start_line}) skipped: {why}".replace("  ", " "),
+                    "skipped-resource",
+                    "info",
+                )
+            )
         else:
             others.append(f"{kind} at line {doc.start_line}")
     if parsed.resources:
         parsed.kind = parsed.resources[0].kind
-    else:
+    elif not parsed.problems:
         parsed.problems.append(
             Problem(
                 docs[0].start_line,
-                "no FlinkDeployment or FlinkSessionJob (apiVersion flink.apache.org/v1beta1) in "
-                f"this manifest (found {', '.join(others) or 'nothing'}): it sets no Flink key",
+                "no FlinkDeployment, FlinkSessionJob or FlinkBlueGreenDeployment (apiVersion "
+                f"flink.apache.org/v1beta1) in this manifest (found {', '.join(others) or 'nothing'}): it sets "
+                "no Flink key",
                 "no-flink-settings",
             )
         )
@@ -304,27 +333,31 @@ def _read_manifest(docs: list[YamlDocument], lines: list[str]) -> ParsedFile:
 def _read_resource(doc: YamlDocument, lines: list[str]) -> Resource:
     data = doc.data
     meta = mapping(data.get("metadata"))
-    spec = mapping(data.get("spec"))
-    anchor = doc.marks.get("spec.flinkConfiguration") or doc.marks.get("spec") or doc.start_line
+    base = SPEC_PATHS.get(str(data["kind"]), "spec")
+    spec: dict[str, Any] = data
+    for part in base.split("."):
+        spec = mapping(spec.get(part))
+    anchor = doc.marks.get(f"{base}.flinkConfiguration") or doc.marks.get(base) or doc.start_line
     res = Resource(
         kind=CR_KINDS[str(data["kind"])],
         api_kind=str(data["kind"]),
         name=str(meta["name"]) if meta.get("name") is not None else None,
         line=doc.start_line,
         anchor_line=anchor,
+        namespace=str(meta["namespace"]) if meta.get("namespace") is not None else None,
         deployment_name=str(spec["deploymentName"]) if spec.get("deploymentName") is not None else None,
     )
     conf = spec.get("flinkConfiguration")
     if isinstance(conf, dict):
-        _Flattener(doc, lines, RANK_CR, res.assignments, res.problems).walk(conf, "", "spec.flinkConfiguration")
+        _Flattener(doc, lines, RANK_CR, res.assignments, res.problems).walk(conf, "", f"{base}.flinkConfiguration")
     elif conf is not None:
         res.problems.append(
-            Problem(anchor, "spec.flinkConfiguration is not a mapping of keys to values", "invalid-value", "error")
+            Problem(anchor, f"{base}.flinkConfiguration is not a mapping of keys to values", "invalid-value", "error")
         )
     for a in res.assignments:
         if a.key == "pipeline.name" and isinstance(a.raw, str):
             res.pipeline_name = a.raw
-    _read_spec_fields(doc, spec, lines, res)
+    _read_spec_fields(doc, spec, lines, res, base)
     return res
 
 
@@ -361,34 +394,53 @@ _JOB_FIELDS: dict[str, tuple[str, Any, str | None]] = {
 }
 
 
-def _read_spec_fields(doc: YamlDocument, spec: dict[str, Any], lines: list[str], res: Resource) -> None:
+def _read_spec_fields(doc: YamlDocument, spec: dict[str, Any], lines: list[str], res: Resource, base: str) -> None:
     job = mapping(spec.get("job"))
     for name, (fact, parser, target) in _JOB_FIELDS.items():
         if job.get(name) is None:
             continue
-        raw, line = _field(doc, lines, f"spec.job.{name}", job[name])
+        written = f"{base}.job.{name}"
+        raw, line = _field(doc, lines, written, job[name])
         value, error = _parse_spec(parser, raw)
-        written = f"spec.job.{name}"
         res.job[fact] = Assignment(target or written, raw, line, RANK_CR_FIELD, written=written, parsed=(value, error))
         if error:
             res.problems.append(Problem(line, f"{written}: {error}", "invalid-value", "error", written, raw))
         elif target:
             res.assignments.append(res.job[fact])
     if spec.get("flinkVersion") is not None:
-        raw, line = _field(doc, lines, "spec.flinkVersion", spec["flinkVersion"])
-        res.job["flink_version"] = Assignment("spec.flinkVersion", raw, line, RANK_CR_FIELD, parsed=(str(raw), None))
+        raw, line = _field(doc, lines, f"{base}.flinkVersion", spec["flinkVersion"])
+        res.job["flink_version"] = Assignment(f"{base}.flinkVersion", raw, line, RANK_CR_FIELD, parsed=(str(raw), None))
     for section, target in (
         ("jobManager", "jobmanager.memory.process.size"),
         ("taskManager", "taskmanager.memory.process.size"),
     ):
-        block = spec.get(section)
-        resource = block.get("resource") if isinstance(block, dict) else None
-        if not isinstance(resource, dict) or resource.get("memory") is None:
+        block = mapping(spec.get(section))
+        path, memory = _memory_field(block, f"{base}.{section}")
+        if path is None:
             continue
-        path = f"spec.{section}.resource.memory"
-        raw, line = _field(doc, lines, path, resource["memory"])
+        raw, line = _field(doc, lines, path, memory)
         value, error = _parse_spec(lambda r: parse_memory_bytes(r, kubernetes=True), raw)
         if error:
             res.problems.append(Problem(line, f"{path}: {error}", "invalid-value", "error", path, raw))
             continue
         res.assignments.append(Assignment(target, raw, line, RANK_CR_FIELD, written=path, parsed=(value, None)))
+
+
+def _memory_field(block: dict[str, Any], prefix: str) -> tuple[str | None, Any]:
+    """Where the operator takes a JobManager/TaskManager's process memory from.
+
+    FlinkConfigBuilder.applyResourceConfig: the Kubernetes ``resources`` block wins whenever it has
+    any request or limit (the deprecated ``resource`` block is then ignored, memory or not); its
+    memory is ``requests.memory``, else ``limits.memory`` (ResourceConfigUtils.getRequestOrLimit).
+    """
+    resources = mapping(block.get("resources"))
+    requests, limits = mapping(resources.get("requests")), mapping(resources.get("limits"))
+    if requests or limits:
+        for part, values in (("requests", requests), ("limits", limits)):
+            if values.get("memory") is not None:
+                return f"{prefix}.resources.{part}.memory", values["memory"]
+        return None, None
+    resource = mapping(block.get("resource"))
+    if resource.get("memory") is not None:
+        return f"{prefix}.resource.memory", resource["memory"]
+    return None, None
