@@ -225,10 +225,11 @@ class _Init:
 
         env = self.req.env or {}
         if not env.get("flink"):
-            raise UsageError(
-                f"environment '{self.req.environment}' has no flink section: the running job cannot be read",
-                hint="add environments.<name>.flink.rest_url to streamwarden.yaml",
+            self.warnings.append(
+                f"environment '{self.req.environment}' has no flink section: --job only names the contract "
+                "(add environments.<name>.flink.rest_url to streamwarden.yaml to read the running job)"
             )
+            return
         facts = gather_flink_one({"job": {"name": self.req.job}}, env["flink"], self.req.root)
         if not facts.get("available"):
             raise InputError(f"the running job cannot be read: {facts.get('error')}")
