@@ -497,7 +497,7 @@ def facts(
         raise UsageError(f"unknown pipeline '{pipeline}' (known: {known})")
     c = match[0]
     when = parse_now(now) or now_ms()
-    gathered = gather_static_facts(c, config.root)
+    gathered = gather_static_facts(c, config.root, config.flink_known_keys)
     if environment:
         from streamwarden.facts.live import gather_live
 

@@ -32,6 +32,7 @@ class Config:
     environments: dict[str, Any] = field(default_factory=dict)
     path: Path | None = None  # the file, absolute
     contracts_set: bool = False  # `contracts:` written in the file: every file its globs match is a contract
+    flink_known_keys: tuple[str, ...] = ()  # `flink.known_keys`: keys SW-DEPLOY-001 accepts besides Flink's
 
     def environment(self, name: str) -> dict[str, Any]:
         if name not in self.environments:
@@ -103,6 +104,7 @@ def config_from_document(doc: YamlDocument, root: Path) -> Config:
         policies=[(root / p) for p in data.get("policies") or []],
         fail_on=str(data.get("fail_on") or "error"),
         environments=dict(data.get("environments") or {}),
+        flink_known_keys=tuple((data.get("flink") or {}).get("known_keys") or ()),
     )
 
 

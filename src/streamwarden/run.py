@@ -354,7 +354,7 @@ def _check_files(
             errors.append(exc)
     live = ctx.live_facts([c for _, c in contracts])
     for (f, contract), extra in zip(contracts, live, strict=True):
-        facts = gather_static_facts(contract, ctx.config.root)
+        facts = gather_static_facts(contract, ctx.config.root, ctx.config.flink_known_keys)
         facts.update(extra)
         base_doc = ctx.base.document(contract.name, contract.path, contract.data) if ctx.base is not None else None
         doc = build_input(contract, facts, ctx.now, ctx.options.environment, ctx.options.mode, base_doc)

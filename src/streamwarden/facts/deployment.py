@@ -67,7 +67,7 @@ from streamwarden.facts.deployment_files import (
     read_sql,
     read_yaml,
 )
-from streamwarden.flink.config import KeyStatus, explicit_defaults, lookup
+from streamwarden.flink.config import KeyStatus, explicit_defaults, lookup, matches_known
 from streamwarden.flink.values import FlinkValueError
 from streamwarden.yamlsafe import read_text
 
@@ -124,7 +124,7 @@ class DeploymentGatherer:
         # resolved path -> (mtime and size when read, what was read): a file edited since is read again
         self._cache: dict[Path, tuple[tuple[int, int] | None, ParsedFile | StreamwardenError]] = {}
 
-    def gather(self, contract: dict[str, Any], contract_file: Path) -> dict[str, Any]:
+    def gather(self, contract: dict[str, Any], contract_file: Path, known_keys: tuple[str, ...] = ()) -> dict[str, Any]:
         job = mapping(contract.get("job"))
         entries = job.get("deployment")
         if entries is None or entries == [] or entries == "":
@@ -170,7 +170,7 @@ class DeploymentGatherer:
         if not loaded:  # nothing left to read: SW-FACT-001 reports each entry at its place
             failed = [f"{m['file']}: file does not exist" for m in missing] + [u["error"] for u in unreadable]
             return {"available": False, "configured": True, "error": "; ".join(failed), **gaps}
-        return {**_Builder(contract, job).build(loaded), **gaps}
+        return {**_Builder(contract, job, known_keys).build(loaded), **gaps}
 
     def _display(self, resolved: Path, entry: str) -> str:
         if resolved.is_relative_to(self.root):
@@ -214,9 +214,14 @@ _SHARED: dict[Path, DeploymentGatherer] = {}
 
 
 def gather_deployment(
-    contract: dict[str, Any], contract_file: Path, root: Path, gatherer: DeploymentGatherer | None = None
+    contract: dict[str, Any],
+    contract_file: Path,
+    root: Path,
+    gatherer: DeploymentGatherer | None = None,
+    known_keys: tuple[str, ...] = (),
 ) -> dict[str, Any]:
-    """``facts.deployment`` for one contract.
+    """``facts.deployment`` for one contract; ``known_keys`` are the repository's own keys
+    (``flink.known_keys`` of streamwarden.yaml), never reported as unknown.
 
     Without ``gatherer``, one shared per repository root is used, so a run over many contracts
     parses each file once (a file changed on disk since is read again).
@@ -228,7 +233,7 @@ def gather_deployment(
             if len(_SHARED) >= 8:
                 _SHARED.clear()
             gatherer = _SHARED[key] = DeploymentGatherer(key)
-    return gatherer.gather(contract, contract_file)
+    return gatherer.gather(contract, contract_file, known_keys)
 
 
 def _names(contract: dict[str, Any], job: dict[str, Any]) -> set[str]:
@@ -237,7 +242,8 @@ def _names(contract: dict[str, Any], job: dict[str, Any]) -> set[str]:
 
 
 class _Builder:
-    def __init__(self, contract: dict[str, Any], job: dict[str, Any]) -> None:
+    def __init__(self, contract: dict[str, Any], job: dict[str, Any], known_keys: tuple[str, ...] = ()) -> None:
+        self.known_keys = known_keys
         self.names = _names(contract, job)
         self.job_name = job.get("name")
         self.settings: list[_Setting] = []
@@ -251,7 +257,7 @@ class _Builder:
         for display, parsed in loaded:
             self._add_file(display, parsed)
         anchor = self.anchor or self.fallback_anchor or {"file": loaded[0][0], "line": 1}
-        config, conflicts, unknown = _merge(self.settings, self.problems)
+        config, conflicts, unknown = _merge(self.settings, self.problems, self.known_keys)
         for option in explicit_defaults():
             config.setdefault(
                 option.key,
@@ -345,7 +351,9 @@ class _Builder:
         return picked
 
 
-def _merge(settings: list[_Setting], problems: list[dict[str, Any]]) -> tuple[dict[str, Any], list[Any], list[Any]]:
+def _merge(
+    settings: list[_Setting], problems: list[dict[str, Any]], known_keys: tuple[str, ...] = ()
+) -> tuple[dict[str, Any], list[Any], list[Any]]:
     live: list[_Setting] = []
     for s in settings:  # RESET drops earlier SQL SETs (of one key, or of all keys)
         if s.a.reset:
@@ -368,7 +376,11 @@ def _merge(settings: list[_Setting], problems: list[dict[str, Any]]) -> tuple[di
     groups: dict[str, list[str]] = {}
     for s in live:
         info = lookup(s.a.key or "")
-        if info.status is KeyStatus.UNKNOWN and (s.a.key or "", s.file, s.a.line) not in seen_unknown:
+        if (
+            info.status is KeyStatus.UNKNOWN
+            and (s.a.key or "", s.file, s.a.line) not in seen_unknown
+            and not matches_known(s.a.key or "", known_keys)
+        ):
             seen_unknown.add((s.a.key or "", s.file, s.a.line))
             item: dict[str, Any] = {"key": s.a.key, "file": s.file, "line": s.a.line}
             if info.suggestion:

@@ -23,14 +23,14 @@ def unavailable(error: str) -> dict[str, Any]:
     return {"available": False, "configured": True, "error": error}
 
 
-def gather_static_facts(contract: Any, root: Path) -> dict[str, Any]:
+def gather_static_facts(contract: Any, root: Path, known_keys: tuple[str, ...] = ()) -> dict[str, Any]:
     facts: dict[str, Any] = {name: not_configured() for name in SOURCES}
     job = contract.data.get("job") or {}
     if job.get("deployment"):
         from streamwarden.facts.deployment import gather_deployment
 
         try:
-            facts["deployment"] = gather_deployment(contract.data, contract.path, root)
+            facts["deployment"] = gather_deployment(contract.data, contract.path, root, known_keys=known_keys)
         except StreamwardenError as exc:
             facts["deployment"] = unavailable(exc.render())
     return facts

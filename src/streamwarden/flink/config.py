@@ -12,14 +12,25 @@ Key classes:
 - a key under a *governed* prefix (``execution.checkpointing.``, ``state.``, ``pipeline.``,
   ``restart-strategy.``, ``execution.state-recovery.``) that is not in the table, and a key with
   an unknown first segment, is **unknown**: Flink ignores it silently, which is usually a typo.
+
+Flink components that read their own keys from the same configuration (the Kubernetes Operator,
+the autoscaler, the standalone autoscaler, Stateful Functions) have their key sets as data in
+``keys/*.txt`` (collected from their option classes; each file says where from). A key in one of
+those sets is known; a key under a component's namespace (``kubernetes.operator.``,
+``job.autoscaler.``, ``autoscaler.standalone.``, ``statefun.``) that is not is **unknown**, with
+the closest key of the set as its suggestion. A repository adds its own keys with
+``flink: {known_keys: [...]}`` in streamwarden.yaml (:func:`matches_known`).
 """
 
 from __future__ import annotations
 
 import difflib
+import fnmatch
 import functools
+import re
 from dataclasses import dataclass
 from enum import Enum
+from pathlib import Path
 from typing import Any
 
 from streamwarden.flink.values import (
@@ -382,6 +393,59 @@ class KeyInfo:
 
 _ALL_NAMES: tuple[str, ...] = tuple(BY_KEY) + tuple(ALIAS_OF)
 
+KEYS_DIR = Path(__file__).parent / "keys"
+# Namespaces owned by a component whose key set is known: a key below them must be in the set.
+COMPONENT_NAMESPACES: tuple[str, ...] = (
+    "kubernetes.operator.",
+    "job.autoscaler.",
+    "autoscaler.standalone.",
+    "statefun.",
+)
+
+
+@dataclass(frozen=True)
+class ComponentKeys:
+    exact: frozenset[str]
+    patterns: tuple[re.Pattern[str], ...]
+
+    def knows(self, key: str) -> bool:
+        return key in self.exact or any(p.fullmatch(key) for p in self.patterns)
+
+
+def _pattern(entry: str) -> re.Pattern[str]:
+    """``prefix.*``: any key below the prefix; ``<name>``: one segment."""
+    out = ""
+    for i, part in enumerate(entry.split(".")):
+        sep = r"\." if i else ""
+        if part == "*":
+            out += sep + r".+"
+        elif part.startswith("<") and part.endswith(">"):
+            out += sep + r"[^.]+"
+        else:
+            out += sep + re.escape(part)
+    return re.compile(out)
+
+
+@functools.cache
+def component_keys() -> ComponentKeys:
+    exact: set[str] = set()
+    patterns: list[re.Pattern[str]] = []
+    for file in sorted(KEYS_DIR.glob("*.txt")):
+        for line in file.read_text(encoding="utf-8").splitlines():
+            entry = line.strip()
+            if not entry or entry.startswith("#"):
+                continue
+            if "*" in entry or "<" in entry:
+                patterns.append(_pattern(entry))
+            else:
+                exact.add(entry)
+    return ComponentKeys(frozenset(exact), tuple(patterns))
+
+
+def matches_known(key: str, known: tuple[str, ...]) -> bool:
+    """Whether a repository's ``flink.known_keys`` entries (exact keys or globs: ``acme.*``) know ``key``."""
+    return any(fnmatch.fnmatchcase(key, pattern) for pattern in known)
+
 
 @functools.lru_cache(maxsize=4096)
 def lookup(key: str) -> KeyInfo:
@@ -391,6 +455,12 @@ def lookup(key: str) -> KeyInfo:
     if key in ALIAS_OF:
         option = ALIAS_OF[key]
         return KeyInfo(key, option.key, KeyStatus.ALIAS, option)
+    components = component_keys()
+    if components.knows(key):
+        return KeyInfo(key, key, KeyStatus.OPEN)
+    if key.startswith(COMPONENT_NAMESPACES):
+        matches = difflib.get_close_matches(key, sorted(components.exact), n=1, cutoff=0.75)
+        return KeyInfo(key, key, KeyStatus.UNKNOWN, suggestion=matches[0] if matches else None)
     if key.startswith(OPEN_PREFIXES):
         return KeyInfo(key, key, KeyStatus.OPEN)
     governed = key.startswith(GOVERNED_PREFIXES)
