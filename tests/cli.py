@@ -15,10 +15,11 @@ _SCRIPT = Path(sys.executable).parent / "streamwarden"
 class Proc:
     """A finished ``streamwarden`` process: exit code, stdout, stderr."""
 
-    def __init__(self, proc: subprocess.CompletedProcess[str]) -> None:
+    def __init__(self, proc: subprocess.CompletedProcess[bytes]) -> None:
+        # decoded by hand: text mode would turn a "\r" into a newline and hide it from the tests
         self.code = proc.returncode
-        self.stdout = proc.stdout
-        self.stderr = proc.stderr
+        self.stdout = proc.stdout.decode("utf-8", errors="replace")
+        self.stderr = proc.stderr.decode("utf-8", errors="replace")
 
     @property
     def output(self) -> str:
@@ -41,7 +42,6 @@ def sw(*args: str, cwd: Path, env: dict[str, str] | None = None, timeout: float 
             cwd=cwd,
             env=full_env,
             capture_output=True,
-            text=True,
             timeout=timeout,
             stdin=subprocess.DEVNULL,
             check=False,

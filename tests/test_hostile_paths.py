@@ -120,3 +120,54 @@ def test_a_fifo_never_hangs_the_run(root: Path, where: str) -> None:
         p = sw("check", "--format", "json", "contracts/orders.yaml", cwd=root, timeout=30)
         assert p.code == 1, p  # a deployment file that cannot be read is an error finding
         assert any("not a regular file" in f["message"] for f in p.json()["findings"]), p
+
+
+def test_a_device_as_a_savepoint_is_not_read(root: Path) -> None:
+    p = sw("savepoint", "inspect", "/dev/zero", cwd=root, timeout=30)
+    _unusable(p, "/dev/zero", "not a regular file")
+
+
+@pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="no FIFOs on this platform")
+def test_a_fifo_as_metadata_never_hangs_savepoint_inspect(root: Path) -> None:
+    (root / "sp").mkdir()
+    os.mkfifo(root / "sp/_metadata")
+    p = sw("savepoint", "inspect", "sp", cwd=root, timeout=30)
+    _unusable(p, "_metadata is not a regular file")
+
+
+def test_a_metadata_with_too_many_operators_is_refused_before_it_costs_memory(root: Path) -> None:
+    from tests.savepoint_files import stateless_operator, write_savepoint
+
+    write_savepoint(root / "sp", [stateless_operator(f"op-{i}") for i in range(25_000)])
+    p = sw("savepoint", "inspect", "sp", cwd=root, timeout=60)
+    _unusable(p, "operator states", "0..20000")
+
+
+@pytest.mark.parametrize(("since", "problem"), [("1000000d", "before 1970"), ("9" * 30 + "d", "too large")])
+def test_evidence_since_far_in_the_past_is_a_clear_error(root: Path, since: str, problem: str) -> None:
+    (root / "streamwarden.yaml").write_text("environments:\n  prod: {}\n", encoding="utf-8")
+    p = sw("evidence", "orders-enrichment", "--env", "prod", "--since", since, cwd=root)
+    _unusable(p, "--since", problem)
+
+
+HOSTILE_NAME = "Map\n::error::pwned\r##[group]x\x1b]8;;http://evil\x07\x00"
+
+
+@pytest.mark.parametrize("fmt", ["text", "json"])
+def test_savepoint_inspect_prints_operator_names_escaped(root: Path, fmt: str) -> None:
+    """An operator's uid and name come from the savepoint file: they must not become a workflow command."""
+    from tests.savepoint_files import stateless_operator, write_savepoint
+
+    write_savepoint(
+        root / "sp",
+        [stateless_operator(HOSTILE_NAME, name=HOSTILE_NAME), stateless_operator(None, name=HOSTILE_NAME + "-2")],
+    )
+    p = sw("savepoint", "inspect", "sp", "--format", fmt, cwd=root)
+    assert p.code == 0, p
+    for line in p.output.splitlines():
+        assert not line.lstrip().startswith("::"), line
+    assert "##[" not in p.output
+    assert not any(c in p.output for c in "\r\x00\x1b\x07"), repr(p.output)
+    if fmt == "json":  # the document still holds the name as written
+        names = [op["name"] for op in p.json()["operators"]]
+        assert HOSTILE_NAME in names

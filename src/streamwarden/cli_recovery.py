@@ -23,6 +23,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 import click
 
 from streamwarden.errors import UsageError
+from streamwarden.escape import json_text, log_text
 
 if TYPE_CHECKING:
     from streamwarden.config import Config
@@ -59,6 +60,8 @@ def _config(config_path: str | None) -> Config:
 
 
 def _write(text: str, output: str | None) -> None:
+    """Every recovery verb's output goes out escaped (savepoint uids, job ids and table names come
+    from files and servers): see streamwarden.escape."""
     from streamwarden import cli
 
     cli._write(text, output)
@@ -75,7 +78,13 @@ def parse_time(value: str | None, flag: str, now_ms: int) -> int | None:
     if m:
         from streamwarden.units import parse_duration
 
-        return now_ms - parse_duration(value.strip())
+        try:
+            since = now_ms - parse_duration(value.strip())
+        except ValueError as exc:
+            raise UsageError(f"{flag} {exc}", hint=f"e.g. {flag} 6h or {flag} 7d") from None
+        if since < 0:
+            raise UsageError(f"{flag} {value!r} reaches back before 1970", hint=f"e.g. {flag} 6h or {flag} 7d")
+        return since
     try:
         return parse_now(value)
     except UsageError:
@@ -115,7 +124,12 @@ def inspect(path: str, contract_file: str | None, fmt: str, output: str | None) 
             raise UsageError("contract file does not exist", file=contract_file)
         contract = load_contract(p, Path.cwd()).data
     facts = savepoint_facts(load_savepoint(path), contract)
-    _write(json.dumps(facts, indent=2, ensure_ascii=False) + "\n" if fmt == "json" else render_inspect(facts), output)
+    _write(
+        json_text(json.dumps(facts, indent=2, ensure_ascii=False)) + "\n"
+        if fmt == "json"
+        else log_text(render_inspect(facts)),
+        output,
+    )
 
 
 def render_inspect(f: dict[str, Any]) -> str:
@@ -243,7 +257,7 @@ def gate(
         engine=engine,
         engine_options=_engine_options(engine, opa_url),
     )
-    _write(render_json(result) if fmt == "json" else render_text(result), output)
+    _write(json_text(render_json(result)) if fmt == "json" else log_text(render_text(result)), output)
     sys.exit(result.exit_code)
 
 
@@ -285,5 +299,5 @@ def evidence(
         engine=engine,
         engine_options=_engine_options(engine, opa_url),
     )
-    _write(render_json(record) if fmt == "json" else render_markdown(record), output)
+    _write(json_text(render_json(record)) if fmt == "json" else log_text(render_markdown(record)), output)
     sys.exit(record.exit_code)

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import os
 import re
+import stat
 import urllib.parse
 from dataclasses import dataclass
 from pathlib import Path
@@ -128,7 +129,11 @@ def _read_local(path: Path, shown: str) -> tuple[str, bytes, int | None]:
     if not target.exists():
         raise SavepointNotFound(f"{shown} does not exist", hint=NOT_FOUND_HINT)
     try:
-        size = target.stat().st_size
+        st = target.stat()
+        if not stat.S_ISREG(st.st_mode):  # a FIFO would block the run, a device never end
+            what = shown if target == path else f"{shown}: {METADATA}"
+            raise SavepointError(f"{what} is not a regular file (a pipe, socket or device): it is not read")
+        size = st.st_size
         if size > MAX_METADATA_BYTES:
             raise SavepointError(f"{target} is {size} bytes: more than a _metadata may be ({MAX_METADATA_BYTES} bytes)")
         with open(target, "rb") as f:

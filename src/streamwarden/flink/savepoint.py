@@ -25,6 +25,11 @@ MASTER_STATE_MAGIC = 0xC96B1696
 SUPPORTED_VERSIONS = (3, 4, 5, 6, 7)
 MAX_METADATA_BYTES = 256 * 1024 * 1024
 MAX_PARALLELISM = 32768  # KeyGroupRangeAssignment.UPPER_BOUND_MAX_PARALLELISM
+# Memory is bounded by counts of bounded objects: an operator keeps aggregates (sizes, handle kinds,
+# at most KEY_GROUP_RANGES ranges), never its subtasks; a job graph has hundreds of operators, a
+# very large one a few thousand.
+MAX_OPERATORS = 20_000
+KEY_GROUP_RANGES = 64
 MAX_DEPTH = 8  # nested handles (key groups -> stream, changelog -> keyed)
 JAVA_SERIALIZATION_MAGIC = b"\xac\xed\x00\x05"
 _TRAILER_SCAN = 64 * 1024
@@ -183,7 +188,7 @@ def parse_metadata(data: bytes) -> CheckpointMetadata:
     from streamwarden.flink.savepoint_handles import OperatorParser
 
     parser = OperatorParser(r, version)
-    operators = [parser.operator() for _ in range(r.count("operator states", 29, 1_000_000))]
+    operators = [parser.operator() for _ in range(r.count("operator states", 29, MAX_OPERATORS))]
     seen: set[str] = set()
     for op in operators:
         if op.operator_id in seen:

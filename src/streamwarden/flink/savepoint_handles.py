@@ -14,7 +14,14 @@ from __future__ import annotations
 from collections import Counter
 from dataclasses import dataclass, field
 
-from streamwarden.flink.savepoint import MAX_DEPTH, MAX_PARALLELISM, MetadataError, OperatorInfo, Reader
+from streamwarden.flink.savepoint import (
+    KEY_GROUP_RANGES,
+    MAX_DEPTH,
+    MAX_PARALLELISM,
+    MetadataError,
+    OperatorInfo,
+    Reader,
+)
 
 _STREAM_KINDS = {
     0: "null",
@@ -103,8 +110,8 @@ class OperatorParser:
             if r.i32(f"the {which} operator state flag") != 0:
                 stats.add(self.operator_handle(stats))
         managed = self.keyed_handle(stats, 0)
-        if stats.last_range is not None and managed != "null":
-            op.key_group_ranges.append(list(stats.last_range))
+        if stats.last_range is not None and managed != "null" and len(op.key_group_ranges) < KEY_GROUP_RANGES:
+            op.key_group_ranges.append(list(stats.last_range))  # the first ones: enough to show, bounded
         stats.add(managed)
         stats.add(self.keyed_handle(stats, 0))
         for direction in ("input", "output"):
