@@ -21,6 +21,7 @@ LOCAL_CKPT = ("SW-CKPT-004", "error")  # state.checkpoints.dir on file:///: not 
 SKIPPED = ("SW-DEPLOY-004", "info")  # a FlinkStateSnapshot, named and skipped
 NO_FLINK = ("SW-DEPLOY-004", "warning")  # a manifest without a Flink resource
 SEVERAL = ("SW-DEPLOY-004", "warning")  # several Flink resources in one manifest
+HELM = ("SW-FACT-001", "error", 8)  # an unrendered Helm template, at the contract's job.deployment[0]
 
 # corpus file -> (the contract's job name, its checkpoint interval, expected (rule, severity, line))
 TABLE: dict[str, tuple[str | None, str | None, set[tuple[str, str, int]]]] = {
@@ -66,6 +67,9 @@ TABLE: dict[str, tuple[str | None, str | None, set[tuple[str, str, int]]]] = {
     OP + "examples/snapshot/savepoint-job-full-spec.yaml": (None, None, {(*SKIPPED, 19)}),
     OP + "flink-autoscaler-standalone/src/test/resources/config.yaml": (None, None, set()),
     OP + "helm/flink-kubernetes-operator/conf/flink-conf.yaml": (None, None, set()),
+    # Helm templates: not YAML until rendered, named as such (SW-FACT-001 at the contract's entry)
+    OP + "helm/flink-kubernetes-operator/templates/controller/configmap.yaml": (None, None, {HELM}),
+    OP + "helm/flink-kubernetes-operator/templates/flink/role.yaml": (None, None, {HELM}),
     "apache__flink-playgrounds/operations-playground/conf/flink-conf.yaml": (None, None, {(*LOCAL_CKPT, 28)}),
     "apache__flink-statefun/statefun-e2e-tests/statefun-e2e-tests-common/src/main/resources/flink-conf.yaml": (
         None,
@@ -186,7 +190,10 @@ def test_each_real_file_fires_exactly_the_expected_rules(
     got = corpus_run.get(f"c{index:02d}", [])
     assert {(f["rule"], f["severity"], f["line"]) for f in got} == expected, got
     for f in got:
-        assert f["file"] == f"corpus/{rel}" and f["source"] == "deployment"
+        if f["rule"] == "SW-FACT-001":
+            assert f["file"] == f"contracts/c{index:02d}.yaml" and "Helm template" in f["message"]
+        else:
+            assert f["file"] == f"corpus/{rel}" and f["source"] == "deployment"
     # nothing repository-sourced fires twice, and no file was unreadable
     assert len(got) == len(expected)
 

@@ -17,11 +17,13 @@ facts := object.get(object.get(input, "facts", {}), "deployment", {})
 available if facts.available == true
 
 # setting(key): the effective entry of a Flink 2.x key, set or defaulted, when its value parsed
-# (an unparseable value is SW-DEPLOY-003's, and no other rule guesses at it).
+# (an unparseable value is SW-DEPLOY-003's, and no other rule guesses at it) and is not a
+# placeholder filled in at deploy time (${VAR}, {{ .Values.x }}: SW-DEPLOY-004 names it, info).
 setting(key) := e if {
 	available
 	e := facts.config[key]
 	not e.error
+	not e.placeholder
 }
 
 # Where a finding about entry e points: the line that sets it, or, for a key the repository
@@ -288,7 +290,9 @@ deny contains f if {
 #   reads the indented lines as keys of their own: an error), a key set twice in one file, a
 #   manifest without a FlinkDeployment, FlinkSessionJob or FlinkBlueGreenDeployment, or a SQL
 #   SET statement that cannot be read. A resource of the operator's API group without Flink
-#   configuration (FlinkStateSnapshot) is named and skipped with an info finding.
+#   configuration (FlinkStateSnapshot) is named and skipped with an info finding, and so is a
+#   value that is a template placeholder (${VAR}, $VAR, {{ .Values.x }}): it is decided at deploy
+#   time and no rule judges it.
 # custom:
 #   id: SW-DEPLOY-004
 #   severity: warning

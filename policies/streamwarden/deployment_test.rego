@@ -281,3 +281,20 @@ test_deploy_004_unreadable_flink_conf_line_and_skipped_resource if {
 	{[f.severity, f.value, f.line] | some f in found} == {["error", "unreadable-line", 4], ["info", "skipped-resource", 19]}
 	count(fx_of("SW-DEPLOY-003", deny)) == 0 with input as in_skip
 }
+
+test_deploy_placeholder_value_is_not_judged if {
+	# the backend is a placeholder: SW-DEPLOY-005 must not compare it with the contract
+	e := {"value": null, "raw": "${BACKEND}", "key": "state.backend.type", "file": "deploy/c.yaml", "line": 3, "kind": "flink-config", "default": false, "placeholder": "${BACKEND}"}
+	inp := fx_input(fx_contract, {"state.backend.type": e})
+	count(fx_of("SW-DEPLOY-005", deny)) == 0 with input as inp
+	not setting("state.backend.type") with input as inp
+}
+
+test_deploy_placeholder_problem_is_an_info if {
+	p := {"file": "deploy/job.sql", "line": 1, "code": "placeholder", "severity": "info", "key": "execution.runtime-mode", "raw": "$MODE", "message": "execution.runtime-mode is set to a placeholder"}
+	inp := fx_facts_input(fx_contract, {"problems": [p]})
+	[f] := fx_of("SW-DEPLOY-004", warn) with input as inp
+	f.severity == "info"
+	f.path == "execution.runtime-mode"
+	count(fx_of("SW-DEPLOY-003", deny)) == 0 with input as inp
+}

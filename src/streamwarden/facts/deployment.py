@@ -63,6 +63,8 @@ from streamwarden.facts.deployment_files import (
     Resource,
     is_legacy_name,
     mapping,
+    placeholder,
+    placeholder_message,
     read_flink_conf,
     read_sql,
     read_yaml,
@@ -86,7 +88,11 @@ class _Setting:
     error: str | None = None
 
     def parse(self) -> None:
-        """Normalize the value once; the result is kept on the (cached) assignment."""
+        """Normalize the value once; the result is kept on the (cached) assignment. A placeholder
+        (``${VAR}``, ``{{ .Values.x }}``) is decided at deploy time: no value, no error."""
+        if self.a.parsed is None and self.a.key is not None and placeholder(self.a.raw):
+            self.a.placeholder = placeholder(self.a.raw)
+            self.a.parsed = (None, None)
         if self.a.parsed is None:
             option = lookup(self.a.key or "").option
             try:
@@ -113,6 +119,8 @@ class _Setting:
         }
         if self.error:
             out["error"] = self.error
+        if self.a.placeholder:
+            out["placeholder"] = self.a.placeholder
         return out
 
 
@@ -401,6 +409,18 @@ def _merge(
                 {"file": o.file, "line": o.a.line, "key": o.a.written, "raw": o.a.raw} for o in overridden[present[0]]
             ]
         config[canonical] = entry
+        if chosen.a.placeholder and info.option is not None:  # a key the rules read: say it is not judged
+            problems.append(
+                {
+                    "file": chosen.file,
+                    "line": chosen.a.line,
+                    "code": "placeholder",
+                    "severity": "info",
+                    "key": canonical,
+                    "raw": chosen.a.raw,
+                    "message": placeholder_message(chosen.a.written, chosen.a.placeholder, chosen.a.line),
+                }
+            )
         if chosen.error:
             problems.append(
                 {

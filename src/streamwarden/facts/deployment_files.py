@@ -19,6 +19,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
+from streamwarden.errors import InputError
 from streamwarden.flink.config import is_map_key
 from streamwarden.flink.sql import parse_sql_settings
 from streamwarden.flink.values import FlinkValueError, parse_bool, parse_enum, parse_int, parse_memory_bytes
@@ -62,6 +63,7 @@ class Assignment:
     written: str = ""
     reset: bool = False
     parsed: tuple[Any, str | None] | None = None  # (value, error) when the reader already parsed it
+    placeholder: str | None = None  # the template placeholder in the value: decided at deploy time
 
     def __post_init__(self) -> None:
         if not self.written and self.key is not None:
@@ -104,6 +106,27 @@ class ParsedFile:
 
 
 _PLAIN_TOKEN = r"""['"]?\s*:\s+([^\s#,\]}]+)"""
+
+# A placeholder a template engine or a shell fills in at deploy time: {{ .Values.x }} (Helm, Go
+# templates), ${VAR} and $VAR (envsubst, shells, the SQL client's variables).
+_PLACEHOLDER = re.compile(r"\{\{.*?\}\}|\$\{[^}]*\}|\$[A-Za-z_][A-Za-z0-9_]*")
+_TEMPLATE_ACTION = re.compile(r"\{\{-?\s*(.*?)\s*-?\}\}")
+
+
+def placeholder(raw: Any) -> str | None:
+    """The first placeholder in a value as written, or None."""
+    if not isinstance(raw, str):
+        return None
+    match = _PLACEHOLDER.search(raw)
+    return match.group() if match else None
+
+
+def helm_template_line(text: str) -> int | None:
+    """The first line holding a Go template action (``{{ ... }}``), or None."""
+    for number, line in enumerate(text.splitlines(), 1):
+        if _TEMPLATE_ACTION.search(line):
+            return number
+    return None
 
 
 def mapping(value: Any) -> dict[str, Any]:
@@ -257,8 +280,22 @@ def is_legacy_name(display: str) -> bool:
 
 
 def read_yaml(text: str, display: str) -> ParsedFile:
-    """A Flink config file or a Kubernetes manifest; raises InputError when it is not valid YAML."""
-    docs = [d for d in parse_documents(text, display) if d.data is not None]
+    """A Flink config file or a Kubernetes manifest; raises InputError when it is not valid YAML
+    (naming a Helm template as one, with the remedy)."""
+    try:
+        parsed_docs = parse_documents(text, display)
+    except InputError as exc:
+        line = helm_template_line(text)
+        if line is None:
+            raise
+        raise InputError(
+            f"is a Helm template ({{{{ ... }}}} at line {line}), not a manifest: streamwarden reads what Helm "
+            "renders. Render it (helm template RELEASE CHART -f VALUES > rendered.yaml) and name the rendered "
+            f"file in job.deployment (YAML error: {exc.message})",
+            file=display,
+            line=line,
+        ) from None
+    docs = [d for d in parsed_docs if d.data is not None]
     lines = text.splitlines()
     if any(_is_k8s(d.data) for d in docs):
         return _read_manifest(docs, lines)
@@ -401,6 +438,8 @@ def _read_spec_fields(doc: YamlDocument, spec: dict[str, Any], lines: list[str],
             continue
         written = f"{base}.job.{name}"
         raw, line = _field(doc, lines, written, job[name])
+        if _placeholder_problem(res, written, raw, line):
+            continue
         value, error = _parse_spec(parser, raw)
         res.job[fact] = Assignment(target or written, raw, line, RANK_CR_FIELD, written=written, parsed=(value, error))
         if error:
@@ -419,11 +458,29 @@ def _read_spec_fields(doc: YamlDocument, spec: dict[str, Any], lines: list[str],
         if path is None:
             continue
         raw, line = _field(doc, lines, path, memory)
+        if _placeholder_problem(res, path, raw, line):
+            continue
         value, error = _parse_spec(lambda r: parse_memory_bytes(r, kubernetes=True), raw)
         if error:
             res.problems.append(Problem(line, f"{path}: {error}", "invalid-value", "error", path, raw))
             continue
         res.assignments.append(Assignment(target, raw, line, RANK_CR_FIELD, written=path, parsed=(value, None)))
+
+
+def placeholder_message(key: str, found: str, line: int) -> str:
+    return (
+        f"{key} is set to a placeholder ({found}, line {line}): its value is decided at deploy time, so "
+        "no rule judges it here; check the rendered configuration (e.g. the output of helm template or "
+        "envsubst) to have it judged"
+    )
+
+
+def _placeholder_problem(res: Resource, written: str, raw: Any, line: int) -> bool:
+    found = placeholder(raw)
+    if found is None:
+        return False
+    res.problems.append(Problem(line, placeholder_message(written, found, line), "placeholder", "info", written, raw))
+    return True
 
 
 def _memory_field(block: dict[str, Any], prefix: str) -> tuple[str | None, Any]:
