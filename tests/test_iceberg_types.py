@@ -147,3 +147,56 @@ def test_parse_type_exposes_structure() -> None:
     t = parse_type("map<string, decimal(9,2)>")
     assert t.kind == "map"
     assert [c.render() for c in t.children] == ["string", "decimal(9,2)"]
+
+
+# --- format v3 types and the decimal limit -------------------------------------------------------
+
+
+def test_decimal_precision_is_at_most_38() -> None:
+    assert is_promotion("decimal(30,2)", "decimal(38,2)")
+    with pytest.raises(TypeSyntaxError, match="38"):  # decimal(39,2) is no type: no promotion to it
+        is_promotion("decimal(38,2)", "decimal(39,2)")
+    with pytest.raises(TypeSyntaxError, match="38"):
+        normalize_type("decimal(39,2)")
+    with pytest.raises(TypeSyntaxError):
+        normalize_type("decimal(10,11)")  # the scale cannot exceed the precision
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("geometry", "geometry"),
+        ("geometry(srid:4326)", "geometry(srid:4326)"),
+        ("GEOMETRY( srid:4326 )", "geometry(srid:4326)"),
+        ("geography", "geography"),
+        ("geography(srid:4326, spherical)", "geography(srid:4326,spherical)"),
+        ("geography(OGC:CRS84,vincenty)", "geography(ogc:crs84,vincenty)"),
+        ("list<geometry(srid:3857)>", "list<geometry(srid:3857)>"),
+        (
+            "struct<shape: geography(srid:4326, karney), v: variant>",
+            "struct<shape:geography(srid:4326,karney),v:variant>",
+        ),
+    ],
+)
+def test_geo_types_parse(text: str, expected: str) -> None:
+    assert normalize_type(text) == expected
+
+
+@pytest.mark.parametrize("text", ["geometry()", "geography(srid:4326, flat)", "geometry(srid:4326, spherical)"])
+def test_geo_types_refuse_what_the_spec_does_not_define(text: str) -> None:
+    with pytest.raises(TypeSyntaxError):
+        normalize_type(text)
+
+
+@pytest.mark.parametrize(
+    "new", ["long", "decimal(12,2)", "geometry(srid:4326)", "variant", "list<int>", "struct<a:int>", "map<string,int>"]
+)
+def test_unknown_may_become_any_type_on_v3_only(new: str) -> None:
+    assert type_change("unknown", new, 3) == "promotion"
+    assert type_change("unknown", new, 2) == "incompatible"
+
+
+def test_geo_crs_and_algorithm_changes_are_not_promotions() -> None:
+    assert type_change("geometry(srid:4326)", "geometry(srid:3857)", 3) == "incompatible"
+    assert type_change("geography(srid:4326,spherical)", "geography(srid:4326,vincenty)", 3) == "incompatible"
+    assert type_change("geometry(srid:4326)", "geometry(srid:4326)", 3) == "same"

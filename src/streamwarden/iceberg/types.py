@@ -16,8 +16,15 @@ int            long                        long
 float          double                      double
 decimal(P,S)   decimal(P',S), P' > P       decimal(P',S), P' > P
 date           (none)                      timestamp, timestamp_ns
-unknown        (none)                      any type
+unknown        (none)                      any type (nested ones too)
 =============  ==========================  ==========================
+
+A decimal's precision is 1 to 38 and its scale at most its precision (spec: "precision must be 38
+or less"), so ``decimal(38,2) -> decimal(39,2)`` is no promotion: ``decimal(39,2)`` is no type.
+The v3 geospatial types carry parameters: ``geometry(C)`` with a CRS ``C`` and ``geography(C, A)``
+with a CRS and an edge-interpolation algorithm ``A`` (spherical, vincenty, thomas, andoyer,
+karney); without them they are ``geometry`` / ``geography`` (CRS OGC:CRS84, spherical edges). A
+change of CRS or algorithm is no promotion.
 """
 
 from __future__ import annotations
@@ -49,6 +56,9 @@ PRIMITIVES = frozenset(
     }
 )
 _DECIMAL = re.compile(r"^decimal\((\d+),(\d+)\)$")
+_GEO = re.compile(r"^(geometry|geography)\((.*)\)$")
+EDGE_ALGORITHMS = ("spherical", "vincenty", "thomas", "andoyer", "karney")
+MAX_DECIMAL_PRECISION = 38
 _FIXED = re.compile(r"^fixed\[(\d+)\]$")
 _TRANSFORM = re.compile(r"^(identity|year|month|day|hour|void|bucket\[\d+\]|truncate\[\d+\])$")
 
@@ -65,8 +75,11 @@ class IcebergType:
     params: tuple[int, ...] = ()
     children: tuple[IcebergType, ...] = ()
     names: tuple[str, ...] = ()  # struct field names, parallel to children
+    args: tuple[str, ...] = ()  # geometry(C) / geography(C, A): CRS and edge algorithm as written
 
     def render(self) -> str:
+        if self.args:
+            return f"{self.kind}({','.join(self.args)})"
         if self.kind == "decimal":
             return f"decimal({self.params[0]},{self.params[1]})"
         if self.kind == "fixed":
@@ -130,7 +143,14 @@ def _parse(text: str) -> IcebergType:
         return IcebergType(t)
     compact = re.sub(r"\s+", "", t)
     if m := _DECIMAL.match(compact):
-        return IcebergType("decimal", (int(m.group(1)), int(m.group(2))))
+        precision, scale = int(m.group(1)), int(m.group(2))
+        if not 1 <= precision <= MAX_DECIMAL_PRECISION:
+            raise TypeSyntaxError(f"decimal precision must be 1 to {MAX_DECIMAL_PRECISION}: {text.strip()!r}")
+        if scale > precision:
+            raise TypeSyntaxError(f"decimal scale cannot exceed its precision: {text.strip()!r}")
+        return IcebergType("decimal", (precision, scale))
+    if m := _GEO.match(compact):
+        return _parse_geo(m.group(1), m.group(2), text)
     if m := _FIXED.match(compact):
         return IcebergType("fixed", (int(m.group(1)),))
     head, _, rest = t.partition("<")
@@ -147,6 +167,19 @@ def _parse(text: str) -> IcebergType:
         return IcebergType("map", children=(_parse(kv[0]), _parse(_strip_nullability(kv[1].strip()))))
     fields = [_parse_struct_field(f) for f in _split_top(inner, ",") if f.strip()]
     return IcebergType("struct", children=tuple(c for _, c in fields), names=tuple(n for n, _ in fields))
+
+
+def _parse_geo(kind: str, inner: str, text: str) -> IcebergType:
+    args = tuple(inner.split(","))
+    if not args[0] or len(args) > (2 if kind == "geography" else 1):
+        raise TypeSyntaxError(
+            f"{kind} takes {'a CRS and an edge algorithm' if kind == 'geography' else 'a CRS'}: {text.strip()!r}"
+        )
+    if len(args) == 2 and args[1] not in EDGE_ALGORITHMS:
+        raise TypeSyntaxError(
+            f"unknown edge algorithm {args[1]!r} (one of {', '.join(EDGE_ALGORITHMS)}): {text.strip()!r}"
+        )
+    return IcebergType(kind, args=args)
 
 
 def parse_type(value: Any) -> IcebergType:
@@ -182,12 +215,11 @@ def normalize_type(value: Any) -> str:
 
 
 def _primitive_promotion(old: IcebergType, new: IcebergType, format_version: int) -> bool:
-    if old.kind == "unknown":
-        return format_version >= 3 and new.kind != "unknown"
     if (old.kind, new.kind) in (("int", "long"), ("float", "double")):
         return True
     if old.kind == "decimal" and new.kind == "decimal":
-        return new.params[1] == old.params[1] and new.params[0] > old.params[0]
+        same_scale = new.params[1] == old.params[1]
+        return same_scale and old.params[0] < new.params[0] <= MAX_DECIMAL_PRECISION
     if old.kind == "date" and new.kind in ("timestamp", "timestamp_ns"):
         return format_version >= 3
     return False
@@ -197,6 +229,8 @@ def _compare(old: IcebergType, new: IcebergType, format_version: int) -> str:
     """One of "same", "promotion" or "incompatible"."""
     if old == new:
         return "same"
+    if old.kind == "unknown":  # v3: a field that only held nulls may take any type, nested ones too
+        return "promotion" if format_version >= 3 else "incompatible"
     nested = ("list", "map", "struct")
     if old.kind in nested or new.kind in nested:
         if old.kind != new.kind or (old.kind == "struct" and old.names != new.names):
