@@ -291,10 +291,17 @@ _evo_promotion(old, new) if {
 	[p2, s2] := _evo_decimal(new)
 	s1 == s2
 	p2 > p1
+	p2 <= 38 # Iceberg's decimal precision is at most 38
 }
 
 _evo_promotion(old, new) if {
 	_evo_date_to_ts(old, new)
+	_evo_format_version >= 3
+}
+
+# Format v3: a column of type unknown (only nulls so far) may take any type, nested ones too.
+_evo_promotion("unknown", new) if {
+	new != "unknown"
 	_evo_format_version >= 3
 }
 
@@ -400,7 +407,8 @@ deny contains f if {
 # description: |
 #   Iceberg changes a column's type in place only by a promotion: int to long, float to
 #   double, decimal(P,S) to decimal(P',S) with P' > P (same scale; a scale change is not a
-#   promotion), and, on format version 3 (the head's table.format_version), date to timestamp
+#   promotion; P' at most 38), and, on format version 3 (the head's table.format_version), unknown
+#   to any type and date to timestamp
 #   or timestamp_ns (not to the tz types). Anything else (long to int, string to binary,
 #   decimal scale changes, any change inside a struct, list or map type) is refused: the table
 #   cannot evolve that way without a rewrite. Fires for each field paired between base and

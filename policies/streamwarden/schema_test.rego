@@ -526,6 +526,33 @@ test_schema002_date_to_timestamp_on_v3_is_a_promotion if {
 	}
 }
 
+test_schema002_unknown_becomes_any_type_on_v3 if {
+	every t in ["long", "decimal(12,2)", "struct<a:int>", "list<string>", "variant", "geometry(srid:4326)"] {
+		base := _te_with_table(_te_contract([{"name": "later", "type": "unknown"}], "backward"), {"format_version": 3})
+		head := _te_with_table(_te_contract([{"name": "later", "type": t}], "backward"), {"format_version": 3})
+		denied := deny with input as _te_in2(base, head)
+		lib.no_rule(denied, "SW-SCHEMA-002")
+	}
+}
+
+test_schema002_unknown_stays_unknown_below_v3 if {
+	base := _te_contract([{"name": "later", "type": "unknown"}], "none")
+	head := _te_contract([{"name": "later", "type": "long"}], "none")
+	lib.rule_paths(deny, "SW-SCHEMA-002") == {"table.schema[0].type"} with input as _te_in2(base, head)
+}
+
+test_schema002_decimal_precision_stops_at_38 if {
+	base := _te_contract([{"name": "n", "type": "decimal(38,2)"}], "none")
+	head := _te_contract([{"name": "n", "type": "decimal(39,2)"}], "none")
+	lib.rule_paths(deny, "SW-SCHEMA-002") == {"table.schema[0].type"} with input as _te_in2(base, head)
+}
+
+test_schema002_geo_crs_change_is_no_promotion if {
+	base := _te_with_table(_te_contract([{"name": "g", "type": "geometry(srid:4326)"}], "none"), {"format_version": 3})
+	head := _te_with_table(_te_contract([{"name": "g", "type": "geometry(srid:3857)"}], "none"), {"format_version": 3})
+	lib.rule_paths(deny, "SW-SCHEMA-002") == {"table.schema[0].type"} with input as _te_in2(base, head)
+}
+
 test_schema002_date_to_tz_types_never if {
 	every t in ["timestamptz", "timestamptz_ns"] {
 		head := _te_with_table(_te_contract(_te_set(_te_fields, 4, {"type": t}), "backward"), {"format_version": 3})
