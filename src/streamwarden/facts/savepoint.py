@@ -130,6 +130,8 @@ def _read_local(path: Path, shown: str) -> tuple[str, bytes, int | None]:
         raise SavepointNotFound(f"{shown} does not exist", hint=NOT_FOUND_HINT)
     try:
         st = target.stat()
+        if stat.S_ISDIR(st.st_mode):
+            raise SavepointError(f"cannot read {target}: is a directory")
         if not stat.S_ISREG(st.st_mode):  # a FIFO would block the run, a device never end
             what = shown if target == path else f"{shown}: {METADATA}"
             raise SavepointError(f"{what} is not a regular file (a pipe, socket or device): it is not read")
