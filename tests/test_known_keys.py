@@ -74,3 +74,10 @@ def test_known_keys_must_be_key_patterns(tmp_path: Path) -> None:
     r = sw("check", "--format", "json", cwd=repo)
     assert r.code == 2
     assert "streamwarden.yaml" in r.stderr and "known_keys" in r.stderr
+
+
+def test_hadoop_keys_passed_through_flink_are_known(tmp_path: Path) -> None:
+    conf = CLEAN_FLINK_CONF + "flink.hadoop.dfs.replication: 2\nflink.hadop.dfs.replication: 2\n"
+    repo = make_repo(tmp_path / "repo", ["deploy/flink-conf.yaml"], {"deploy/flink-conf.yaml": conf})
+    _, findings = check(repo)
+    assert [f["path"] for f in findings if f["rule"] == "SW-DEPLOY-001"] == ["flink.hadop.dfs.replication"]
