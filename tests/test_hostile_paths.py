@@ -171,3 +171,11 @@ def test_savepoint_inspect_prints_operator_names_escaped(root: Path, fmt: str) -
     if fmt == "json":  # the document still holds the name as written
         names = [op["name"] for op in p.json()["operators"]]
         assert HOSTILE_NAME in names
+
+
+@pytest.mark.parametrize("entry", ["deploy/a\\0b.yaml", "deploy/a\\x1b[31mb.yaml", "deploy/a\\rb.yaml"])
+def test_a_control_character_in_a_deployment_path_is_a_clear_error(root: Path, entry: str) -> None:
+    text = CLEAN_CONTRACT.replace("job:\n", f'job:\n  deployment: ["{entry}"]\n', 1)
+    (root / "contracts/orders.yaml").write_text(text, encoding="utf-8")
+    p = sw("check", "contracts/orders.yaml", cwd=root)
+    _unusable(p, "contracts/orders.yaml:", "job.deployment[0]", "control character")
