@@ -117,8 +117,13 @@ def main() -> int:
     tmp = Path(tempfile.mkdtemp(prefix="sw-bench-hostile-"))
     (tmp / "contracts").mkdir()
     (tmp / "contracts/orders.yaml").write_text(CLEAN_CONTRACT, encoding="utf-8")
-    laughs = "a: &a [" + ",".join(["x"] * 10) + "]\n" + "".join(
-        f"{c}: &{c} [" + ",".join([f"*{p}"] * 10) + "]\n" for p, c in zip("abcdefgh", "bcdefghi", strict=True)
+    laughs = (
+        "a: &a ["
+        + ",".join(["x"] * 10)
+        + "]\n"
+        + "".join(
+            f"{c}: &{c} [" + ",".join([f"*{p}"] * 10) + "]\n" for p, c in zip("abcdefgh", "bcdefghi", strict=True)
+        )
     )
     (tmp / "laughs.yaml").write_text(laughs, encoding="utf-8")
     (tmp / "deep.yaml").write_text("[" * 10_000 + "]" * 10_000, encoding="utf-8")
@@ -140,7 +145,8 @@ def main() -> int:
     rows = []
     for name, args in cases:
         rows.append((name, *measure(tmp, *args)))
-    for name, handler in (("Flink REST drips 1 byte/s (timeout 2s)", drip), ("Flink REST 200,000-deep JSON", deep_json)):
+    servers = (("Flink REST drips 1 byte/s (timeout 2s)", drip), ("Flink REST 200,000-deep JSON", deep_json))
+    for name, handler in servers:
         with server(handler) as port:
             env = f"environments:\n  prod:\n    flink: {{rest_url: 'http://127.0.0.1:{port}', timeout: 2s}}\n"
             (tmp / "streamwarden.yaml").write_text(env, encoding="utf-8")
