@@ -529,7 +529,7 @@ def policy_test(
     from streamwarden.engine.testing import run_tests
 
     ps = load_policy_set([Path(d) for d in dirs], builtin=not no_builtin, root=Path.cwd())
-    run = run_tests(ps, engine, coverage)
+    run = run_tests(ps, engine, coverage, limits=_config(None).limits)
     for r in run.results:
         if verbose or not r.passed:
             status = "PASS" if r.passed else "FAIL"

@@ -13,6 +13,7 @@ from streamwarden.contracts.load import display_path
 from streamwarden.contracts.normalize import UnitError, convert_units, lower_enums
 from streamwarden.contracts.schemawalk import walker_for
 from streamwarden.contracts.validate import validate_document
+from streamwarden.engine.limits import Limits
 from streamwarden.errors import ContractErrors, InputError
 from streamwarden.resources import CONFIG_SCHEMA, load_schema
 from streamwarden.yamlsafe import YamlDocument, load_single, parse_documents
@@ -32,6 +33,7 @@ class Config:
     environments: dict[str, Any] = field(default_factory=dict)
     path: Path | None = None  # the file, absolute
     contracts_set: bool = False  # `contracts:` written in the file: every file its globs match is a contract
+    limits: Limits = field(default_factory=Limits)  # custom policies' time and memory limits
     flink_known_keys: tuple[str, ...] = ()  # `flink.known_keys`: keys SW-DEPLOY-001 accepts besides Flink's
 
     def environment(self, name: str) -> dict[str, Any]:
@@ -105,6 +107,16 @@ def config_from_document(doc: YamlDocument, root: Path) -> Config:
         fail_on=str(data.get("fail_on") or "error"),
         environments=dict(data.get("environments") or {}),
         flink_known_keys=tuple((data.get("flink") or {}).get("known_keys") or ()),
+        limits=_limits(data.get("limits") or {}),
+    )
+
+
+def _limits(data: dict[str, Any]) -> Limits:
+    default = Limits()
+    timeout, memory = data.get("policy_timeout"), data.get("policy_memory")
+    return Limits(
+        timeout_ms=timeout if isinstance(timeout, int) else default.timeout_ms,
+        memory_bytes=memory if isinstance(memory, int) else default.memory_bytes,
     )
 
 

@@ -82,7 +82,8 @@ def evaluate(
     extra = [*(config.policies if config else []), *policy_dirs]
     policy_set = load_policy_set(list(extra), root=config.root if config else None)
     doc = build_input(contract, facts, now_ms, env_name, mode)
-    findings = evaluate_contract(make_engine(engine, policy_set, **(engine_options or {})), policy_set, contract, doc)
+    options = {**({"limits": config.limits} if config else {}), **(engine_options or {})}
+    findings = evaluate_contract(make_engine(engine, policy_set, **options), policy_set, contract, doc)
     apply_waivers(findings, contract.data)
     findings.sort(key=Finding.sort_key)
     return findings, doc

@@ -245,7 +245,9 @@ class _RunContext:
         inherited; an OPA client is made in each process (HTTP connections must not be shared)."""
         pid = os.getpid()
         if self._engine is None or (self.options.engine != "regorus" and self._engine_pid != pid):
-            self._engine = make_engine(self.options.engine, self.policy_set(), **self.options.engine_options)
+            self._engine = make_engine(
+                self.options.engine, self.policy_set(), limits=self.config.limits, **self.options.engine_options
+            )
             self._engine_pid = pid
         return self._engine
 

@@ -20,12 +20,15 @@ ENGINES = ("regorus", "opa")
 def make_engine(name: str, policy_set: PolicySet, **options: object) -> Engine:
     """The engine by name; each is imported only when chosen.
 
+    ``regorus`` takes ``limits`` (engine.limits.Limits: custom policies' time and memory limits);
     ``opa`` takes ``url`` (default: ``$STREAMWARDEN_OPA_URL``) and ``token`` (default:
     ``$STREAMWARDEN_OPA_TOKEN``)."""
     if name == "regorus":
+        from streamwarden.engine.limits import Limits
         from streamwarden.engine.regorus_engine import RegorusEngine
 
-        return RegorusEngine(policy_set)
+        limits = options.get("limits")
+        return RegorusEngine(policy_set, limits if isinstance(limits, Limits) else None)
     if name == "opa":
         from streamwarden.engine.opa_server import OpaServerEngine
 

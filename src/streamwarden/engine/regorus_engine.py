@@ -3,14 +3,17 @@
 from __future__ import annotations
 
 import json
+import os
 import re
 from collections.abc import Sequence
 from typing import Any
 
 from streamwarden import selfcheck
+from streamwarden.engine import sandbox
 from streamwarden.engine.interface import Engine, RawResults, as_list
+from streamwarden.engine.limits import HINT, Limits
 from streamwarden.engine.policyset import PolicyFile, PolicySet, entrypoints_of
-from streamwarden.errors import PolicyError
+from streamwarden.errors import InputError, PolicyError
 
 _LOCATION = re.compile(r"-->\s*(?P<file>[^:\n]+):(?P<line>\d+):(?P<col>\d+)")
 
@@ -69,16 +72,29 @@ class RegorusEngine(Engine):
     left out when its condition fails: a static check does not pay for the rules that need a
     running job, a table or a base branch. Engines are compiled once per distinct file subset.
     In self-check mode (``STREAMWARDEN_SELF_CHECK=1``, set by the test suite) every input is also
-    evaluated on the full set, and a difference raises SelfCheckError."""
+    evaluated on the full set, and a difference raises SelfCheckError.
+
+    Custom policies are evaluated under ``limits`` (engine/sandbox.py): with custom packages
+    loaded, an evaluation that touches one runs in a supervised child process (one per process
+    of the run, forked after compiling), with a wall-clock limit per pipeline and a memory limit;
+    a child that does not answer in time, runs out of memory or crashes is a PolicyError naming
+    the custom package it was evaluating. The built-in pack alone (trusted, bounded) is evaluated
+    in-process, as before."""
 
     name = "regorus"
 
-    def __init__(self, policy_set: PolicySet) -> None:
+    def __init__(self, policy_set: PolicySet, limits: Limits | None = None) -> None:
         self.policy_set = policy_set
+        self.limits = limits or Limits()
         self._runtime = policy_set.runtime_files
+        self._by_display = {f.display: f for f in self._runtime}
         self._compiled: dict[tuple[str, ...], _Compiled] = {}
         self._full = self._variant(self._runtime)  # compiles everything once: errors surface here
         self._verify = selfcheck.enabled()
+        # custom packages, in load order: the child marks which one it evaluates (index + 1)
+        self._custom = list(dict.fromkeys(f.package for f in self._runtime if not f.builtin))
+        self._guarded = bool(self._custom) and sandbox.available()
+        self._sandbox: sandbox.Sandbox | None = None
 
     def _variant(self, files: list[PolicyFile]) -> _Compiled:
         key = tuple(f.display for f in files)
@@ -88,19 +104,75 @@ class RegorusEngine(Engine):
         return compiled
 
     def evaluate(self, input_doc: dict[str, Any], packages: Sequence[str] | None = None) -> RawResults:
-        compiled = self._variant(self.policy_set.files_for(input_doc))
+        files = self.policy_set.files_for(input_doc)
         text = json.dumps(input_doc)
+        if self._guarded and (packages is None or any(p in self._custom for p in packages)):
+            return self._evaluate_guarded(input_doc, files, text, packages)
+        return self._evaluate_files(files, text, packages)
+
+    def _evaluate_files(self, files: list[PolicyFile], text: str, packages: Sequence[str] | None) -> RawResults:
+        compiled = self._variant(files)
         results = self._run(compiled, text, packages)
         if self._verify and compiled is not self._full:
             full = {k: v for k, v in self._run(self._full, text, packages).items() if v}
             if full != {k: v for k, v in results.items() if v}:
-                skipped = sorted(
-                    {f.display for f in self._runtime} - {f.display for f in self.policy_set.files_for(input_doc)}
-                )
+                skipped = sorted({f.display for f in self._runtime} - {f.display for f in files})
                 raise selfcheck.SelfCheckError(
                     f"policy selection changed the results: skipping {skipped} lost {full} vs {results}"
                 )
         return results
+
+    # -- custom policies: a supervised child ----------------------------------------------------
+
+    def _worker(self) -> sandbox.Sandbox:
+        """The child of this process (a fork worker of a large run does not share its parent's)."""
+        sb = self._sandbox
+        if sb is None or sb.owner != os.getpid() or sb.dead:
+            sb = self._sandbox = sandbox.Sandbox(self._serve, self.limits.memory_bytes)
+        return sb
+
+    def _serve(self, request: bytes) -> bytes:  # pragma: no cover - runs in the sandbox child
+        head, _, text = request.partition(b"\n")
+        header = json.loads(head)
+        files = [self._by_display[d] for d in header["files"]]
+        packages = header["packages"]
+        results = self._evaluate_files(files, text.decode("utf-8"), packages)
+        return json.dumps([[p, s, v] for (p, s), v in results.items()]).encode("utf-8")
+
+    def _evaluate_guarded(
+        self, input_doc: dict[str, Any], files: list[PolicyFile], text: str, packages: Sequence[str] | None
+    ) -> RawResults:
+        header = json.dumps({"files": [f.display for f in files], "packages": packages})
+        sb = self._worker()
+        try:
+            answer = sb.call(header.encode("utf-8") + b"\n" + text.encode("utf-8"), self.limits.timeout_s)
+        except sandbox.SandboxFailure as failure:
+            raise self._failure(failure, sb.mark, input_doc) from None
+        except sandbox.RemoteError as exc:
+            raise _remote(exc.info) from None
+        return {(p, s): v for p, s, v in json.loads(answer)}
+
+    def _failure(self, failure: sandbox.SandboxFailure, mark: int, input_doc: dict[str, Any]) -> PolicyError:
+        """Name the custom package the child was evaluating; when it was not in one (the built-in
+        query, which may reach a custom rule through ``data``), every custom file loaded."""
+        subject = _subject(input_doc)
+        if 0 < mark <= len(self._custom):
+            package = self._custom[mark - 1]
+            files = self.policy_set.package_files(package)
+            where = f"{subject} (package {package})"
+        else:
+            files = sorted({f.display for f in self._runtime if not f.builtin})
+            where = f"{subject} (custom policies loaded: {', '.join(files)})"
+        if failure.kind == "time":
+            message = f"policy exceeded the time limit ({self.limits.shown_timeout()}) evaluating {where}"
+        elif failure.kind == "memory":
+            message = f"policy exceeded the memory limit ({self.limits.shown_memory()}) evaluating {where}"
+        else:
+            detail = f" ({failure.detail})" if failure.detail else ""
+            message = f"the engine crashed evaluating {where}{detail}"
+        return PolicyError(message, file=", ".join(files), hint=HINT)
+
+    # -- evaluation ---------------------------------------------------------------------------
 
     def _run(self, compiled: _Compiled, text: str, packages: Sequence[str] | None) -> RawResults:
         entrypoints = (
@@ -108,9 +180,25 @@ class RegorusEngine(Engine):
         )
         if not entrypoints:
             return {}
-        query = compiled.query if packages is None else _query(entrypoints)
         engine = compiled.engine
         engine.set_input_json(text)
+        marker = sandbox.serving()
+        if marker is None:  # in-process: one query for every package
+            query = compiled.query if packages is None else _query(entrypoints)
+            return self._query(engine, query, entrypoints)
+        # in the sandbox child: the built-in packages in one query, then each custom package on
+        # its own, marked, so the parent can name the package that never answered
+        custom = [e for e in entrypoints if e[0] in self._custom]
+        trusted = [e for e in entrypoints if e[0] not in self._custom]
+        out: RawResults = self._query(engine, _query(trusted), trusted) if trusted else {}
+        for package in dict.fromkeys(p for p, _ in custom):
+            mine = [e for e in custom if e[0] == package]
+            marker.set_mark(self._custom.index(package) + 1)
+            out.update(self._query(engine, _query(mine), mine))
+            marker.set_mark(0)
+        return out
+
+    def _query(self, engine: Any, query: str, entrypoints: list[tuple[str, str]]) -> RawResults:
         try:
             raw = json.loads(engine.eval_query_as_json(query))
         except RuntimeError as exc:
@@ -130,3 +218,31 @@ class RegorusEngine(Engine):
             results = raw.get("result") or []
             out[(p, s)] = as_list(results[0]["expressions"][0]["value"]) if results else []
         return out
+
+
+def _subject(input_doc: dict[str, Any]) -> str:
+    """The pipeline an input document is about, for a message."""
+    for doc in (input_doc.get("contract"), (input_doc.get("base") or {}).get("contract")):
+        name = ((doc or {}).get("metadata") or {}).get("name") if isinstance(doc, dict) else None
+        if isinstance(name, str) and name:
+            return f"pipeline {name!r}"
+    return "the repository-level policies" if "repository" in input_doc else "the input"
+
+
+def _remote(info: dict[str, Any]) -> Exception:
+    """An error the handler raised in the child, raised again here with its type."""
+    kinds: dict[str, type[PolicyError] | type[InputError]] = {"PolicyError": PolicyError, "InputError": InputError}
+    cls = kinds.get(str(info.get("type")))
+    message = str(info.get("message") or "")
+    if cls is not None:
+        line = info.get("line")
+        return cls(
+            message,
+            file=info.get("file"),
+            line=line if isinstance(line, int) else None,
+            path=info.get("path"),
+            hint=info.get("hint"),
+        )
+    if info.get("type") == "SelfCheckError":
+        return selfcheck.SelfCheckError(message)
+    return RuntimeError(f"{info.get('type')}: {message}")

@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+import json
 import re
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
+from streamwarden.engine import sandbox
+from streamwarden.engine.limits import HINT, Limits
 from streamwarden.engine.policyset import PolicyFile, PolicySet
 from streamwarden.engine.regorus_engine import add_policies, clean_error
 from streamwarden.errors import PolicyError, UsageError
@@ -69,9 +72,11 @@ def _tests(files: list[PolicyFile]) -> Iterator[tuple[PolicyFile, str, int, str]
             yield f, name, line, "\n".join(body)
 
 
-def run_tests(policy_set: PolicySet, engine: str = "regorus", coverage: bool = False) -> PolicyTestRun:
+def run_tests(
+    policy_set: PolicySet, engine: str = "regorus", coverage: bool = False, limits: Limits | None = None
+) -> PolicyTestRun:
     if engine == "regorus":
-        return _run_regorus(policy_set, coverage)
+        return _run_regorus(policy_set, coverage, limits or Limits())
     if engine == "opa-embedded":
         return _run_opa(policy_set, coverage)
     raise UsageError(f"unknown test engine '{engine}'", hint="use one of: " + ", ".join(TEST_ENGINES))
@@ -81,7 +86,10 @@ def _data(policy_set: PolicySet) -> dict[str, Any]:
     return {"catalog": {"rule_ids": sorted(policy_set.known_ids)}}
 
 
-def _run_regorus(policy_set: PolicySet, coverage: bool) -> PolicyTestRun:
+def _run_regorus(policy_set: PolicySet, coverage: bool, limits: Limits) -> PolicyTestRun:
+    """Every test rule on one regorus engine. With custom files loaded, the engine runs in a
+    supervised child (engine/sandbox.py): each test under the time limit, all under the memory
+    limit; a test that exceeds one, or crashes the engine, is a PolicyError naming its file."""
     import regorus
 
     eng = regorus.Engine()
@@ -89,24 +97,66 @@ def _run_regorus(policy_set: PolicySet, coverage: bool) -> PolicyTestRun:
         eng.set_enable_coverage(True)
     add_policies(eng, policy_set.files)
     eng.add_data(_data(policy_set))
-    results = []
-    for f, name, line, body in _tests(policy_set.files):
-        try:
-            ok = eng.eval_rule(f"data.{f.package}.{name}") is True
-            err = None
-        except RuntimeError as exc:
-            ok, err = False, clean_error(exc)[0]
-        results.append(PolicyTestResult(f.package, name, f.display, line, ok, err, body))
-    cov: dict[str, FileCoverage] = {}
-    if coverage:
-        import json
+    tests = list(_tests(policy_set.files))
 
-        report = json.loads(eng.get_coverage_report_as_json())
-        runtime = {f.display for f in policy_set.runtime_files}
-        for entry in report.get("files", []):
-            if entry["path"] in runtime:
-                cov[entry["path"]] = FileCoverage(entry["path"], set(entry["covered"]), set(entry["not_covered"]))
+    def run_one(i: int) -> tuple[bool, str | None]:
+        f, name = tests[i][0], tests[i][1]
+        try:
+            return eng.eval_rule(f"data.{f.package}.{name}") is True, None
+        except RuntimeError as exc:
+            return False, clean_error(exc)[0]
+
+    def report() -> str:
+        return str(eng.get_coverage_report_as_json())
+
+    worker: sandbox.Sandbox | None = None
+    if any(not f.builtin for f in policy_set.files) and sandbox.available():
+
+        def serve(request: bytes) -> bytes:  # pragma: no cover - runs in the sandbox child
+            ask = json.loads(request)
+            if ask == "coverage":
+                return report().encode("utf-8")
+            return json.dumps(run_one(int(ask))).encode("utf-8")
+
+        worker = sandbox.Sandbox(serve, limits.memory_bytes)
+    results = []
+    try:
+        for i, (f, name, line, body) in enumerate(tests):
+            if worker is None:
+                ok, err = run_one(i)
+            else:
+                ok, err = _ask(worker, str(i), limits, f, name, line)
+            results.append(PolicyTestResult(f.package, name, f.display, line, ok, err, body))
+        cov: dict[str, FileCoverage] = {}
+        if coverage:
+            data = json.loads(report()) if worker is None else _ask(worker, '"coverage"', limits, None, "", 0)
+            runtime = {f.display for f in policy_set.runtime_files}
+            for entry in data.get("files", []):
+                if entry["path"] in runtime:
+                    cov[entry["path"]] = FileCoverage(entry["path"], set(entry["covered"]), set(entry["not_covered"]))
+    finally:
+        if worker is not None:
+            worker.close()
     return PolicyTestRun("regorus", results, cov)
+
+
+def _ask(worker: sandbox.Sandbox, request: str, limits: Limits, f: PolicyFile | None, name: str, line: int) -> Any:
+    try:
+        answer = json.loads(worker.call(request.encode("utf-8"), limits.timeout_s))
+    except sandbox.SandboxFailure as failure:
+        what = f"test data.{f.package}.{name}" if f is not None else "the coverage report"
+        if failure.kind == "time":
+            message = f"policy exceeded the time limit ({limits.shown_timeout()}) running {what}"
+        elif failure.kind == "memory":
+            message = f"policy exceeded the memory limit ({limits.shown_memory()}) running {what}"
+        else:
+            message = f"the engine crashed running {what}" + (f" ({failure.detail})" if failure.detail else "")
+        raise PolicyError(message, file=f.display if f is not None else None, line=line or None, hint=HINT) from None
+    except sandbox.RemoteError as exc:
+        raise PolicyError(str(exc.info.get("message")), file=f.display if f is not None else None) from None
+    if isinstance(answer, list):
+        return bool(answer[0]), answer[1]
+    return answer
 
 
 def _run_opa(policy_set: PolicySet, coverage: bool) -> PolicyTestRun:
