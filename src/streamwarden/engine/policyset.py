@@ -9,24 +9,27 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-import yaml
-
-from streamwarden.errors import PolicyError
+from streamwarden.errors import InputError, PolicyError
 from streamwarden.resources import policies_dir
+from streamwarden.yamlsafe import parse_documents
 
 RULE_SETS = ("deny", "warn", "info")
 SET_SEVERITY = {"deny": "error", "warn": "warning", "info": "info"}
 SEVERITIES = ("error", "warning", "info")
 RESERVED_PREFIX = "SW-"
-_META_LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+# built-ins a policy may not call: time only as input.now_ms (a --now replay is exact), no randomness,
+# no I/O (PRODUCT.md, "Settled interface points")
+FORBIDDEN_CALLS = ("time.now_ns", "http.send", "opa.runtime")
+FORBIDDEN_NAMESPACES = ("rand", "uuid", "net")
 
 _PACKAGE = re.compile(r"^package\s+([A-Za-z_][\w.]*)", re.MULTILINE)  # built-in files only
 _NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
-_SET_HEAD = re.compile(r"^(deny|warn|info)\b", re.MULTILINE)
+_SET_HEAD = re.compile(r"^(deny|warn|info)\b", re.MULTILINE)  # built-in files only
 _TEST_HEAD = re.compile(r"^(test_\w+)\b", re.MULTILINE)
 _RULE_HEAD = re.compile(r"^([A-Za-z_]\w*)")
 _RULE_ID_LITERAL = re.compile(r"\"rule\"\s*:\s*\"([A-Z][A-Z0-9]*(?:-[A-Z0-9]+)+)\"")
@@ -169,12 +172,7 @@ def parse_metadata(source: str, display: str) -> list[tuple[dict[str, Any], str,
             text = lines[j].lstrip()[1:]
             body.append(text[1:] if text.startswith(" ") else text)
             j += 1
-        try:
-            meta = yaml.load("\n".join(body), Loader=_META_LOADER) or {}
-        except yaml.YAMLError as exc:
-            raise PolicyError(f"METADATA block is not valid YAML: {exc}", file=display, line=start) from None
-        if not isinstance(meta, dict):
-            raise PolicyError("METADATA block must be a YAML mapping", file=display, line=start)
+        meta = _metadata_yaml("\n".join(body), display, start)
         head = ""
         while j < len(lines) and not lines[j].strip():
             j += 1
@@ -186,6 +184,23 @@ def parse_metadata(source: str, display: str) -> list[tuple[dict[str, Any], str,
     return out
 
 
+def _metadata_yaml(text: str, display: str, offset: int) -> dict[str, Any]:
+    """A METADATA block read as every YAML file is (yamlsafe: size, depth and alias limits,
+    duplicate keys refused); an error names the policy file and the line in it."""
+    try:  # the block's lines keep their line numbers in the file
+        docs = [d for d in parse_documents("\n" * offset + text, display) if d.data is not None]
+    except InputError as exc:
+        raise PolicyError(
+            f"METADATA block: {exc.message}", file=display, line=exc.line or offset, hint=exc.hint
+        ) from None
+    if len(docs) > 1:
+        raise PolicyError("METADATA block holds several YAML documents", file=display, line=docs[1].start_line)
+    meta = docs[0].data if docs else {}
+    if not isinstance(meta, dict):
+        raise PolicyError("METADATA block must be a YAML mapping", file=display, line=offset + 1)
+    return meta
+
+
 def _read_policy(path: Path, display: str, builtin: bool) -> PolicyFile:
     try:
         source = path.read_text(encoding="utf-8")
@@ -195,16 +210,20 @@ def _read_policy(path: Path, display: str, builtin: bool) -> PolicyFile:
 
 
 def parse_policy(source: str, display: str, builtin: bool, path: Path | None = None) -> PolicyFile:
-    """A policy file. A custom file's package is the one the Rego parser reads (``module_package``),
-    so the regorus and OPA engines and the reserved-package check all see the same package; the
-    built-in files (ours, tested to agree with the parser) are read with a quick text scan."""
+    """A policy file. A custom file's package and rule sets are the ones the Rego parser reads
+    (``analyze_module``), so the regorus and OPA engines and the reserved-package check all see the
+    same package, and an indented ``deny`` is evaluated; the built-in files (ours, tested to agree
+    with the parser) are read with a quick text scan."""
     if builtin:
         m = _PACKAGE.search(source)
         if not m:
             raise PolicyError("no `package` declaration", file=display, line=1)
         package, line = m.group(1), source[: m.start()].count("\n") + 1
+        rule_sets = sorted(set(_SET_HEAD.findall(source)))
+        tests = list(dict.fromkeys(_TEST_HEAD.findall(source)))
     else:
-        package, line = module_package(source, display)
+        info = analyze_module(source, display)
+        package, line, rule_sets, tests = info.package, info.line, info.rule_sets, info.tests
     is_test = display.endswith("_test.rego")
     if not builtin and is_reserved_package(package):
         raise PolicyError(
@@ -220,8 +239,8 @@ def parse_policy(source: str, display: str, builtin: bool, path: Path | None = N
         package=package,
         builtin=builtin,
         is_test=is_test,
-        rule_sets=sorted(set(_SET_HEAD.findall(source))) if not is_test else [],
-        tests=list(dict.fromkeys(_TEST_HEAD.findall(source))),
+        rule_sets=rule_sets if not is_test else [],
+        tests=tests,
         requires=() if is_test else parse_requires(source, display),
     )
 
@@ -230,10 +249,28 @@ def is_reserved_package(package: str) -> bool:
     return package == "streamwarden" or package.startswith("streamwarden.")
 
 
+@dataclass
+class ModuleInfo:
+    """What the Rego parser reads in a module: its package, and the heads of its rules."""
+
+    package: str
+    line: int
+    rule_sets: list[str]
+    tests: list[str]
+
+
 def module_package(source: str, display: str) -> tuple[str, int]:
-    """(package, line) of a Rego module as the parser reads it: a throwaway regorus engine parses
-    the file, whatever its indentation, comments or raw strings say. A module that does not
-    parse, or whose package path is not a dotted list of names, is a PolicyError."""
+    """(package, line) of a Rego module as the parser reads it (see ``analyze_module``)."""
+    info = analyze_module(source, display)
+    return info.package, info.line
+
+
+def analyze_module(source: str, display: str) -> ModuleInfo:
+    """A custom module as the Rego parser reads it, whatever its indentation, comments or raw
+    strings say: a throwaway regorus engine parses it. Its package (a dotted list of names), the
+    deny/warn/info sets and test_* rules its rule heads define, and no call of a forbidden
+    built-in (``FORBIDDEN_CALLS``, ``FORBIDDEN_NAMESPACES``). Each problem is a PolicyError with
+    the file and line; a syntax tree this code cannot read is one too (never a rule left out)."""
     from streamwarden.engine.regorus_engine import clean_error, new_engine
 
     engine = new_engine()
@@ -242,14 +279,19 @@ def module_package(source: str, display: str) -> tuple[str, int]:
     except RuntimeError as exc:
         message, _, line = clean_error(exc)
         raise PolicyError(f"policy does not compile: {message}", file=display, line=line) from None
-    line = 1
-    segments: list[str] | None = None
     try:
-        node = json.loads(engine.get_ast_as_json())[0]["ast"]["package"]
+        module = json.loads(engine.get_ast_as_json())[0]["ast"]
+        node = module["package"]
         line = int(node["span"]["line"])
         segments = _ref_names(node["refr"])
-    except (RuntimeError, ValueError, LookupError, TypeError):  # an AST shape this code does not know
-        segments = declared.split(".")[1:]
+        heads = [_rule_head(rule) for rule in module["rules"]]
+        imports = [_import_name(imp, source) for imp in module.get("imports") or []]
+    except (RuntimeError, ValueError, LookupError, TypeError, AttributeError, StopIteration):
+        raise PolicyError(
+            "cannot read the parsed module (the regorus version is not the one this streamwarden pins?)",
+            file=display,
+            hint="reinstall streamwarden with its pinned dependencies",
+        ) from None
     package = ".".join(segments or [])
     if not segments or not all(_NAME.match(s) for s in segments) or declared != f"data.{package}":
         shown = "".join(f".{s}" if _NAME.match(s) else f"[{json.dumps(s)}]" for s in segments or [])
@@ -259,7 +301,91 @@ def module_package(source: str, display: str) -> tuple[str, int]:
             line=line,
             hint="name the package with letters, digits and _, e.g. `package acme.pipelines`",
         )
-    return package, line
+    names = [name for name, _ in heads]
+    # a call whose first name is a rule of this module or an import alias is the module's own
+    own = {n for n in names if n} | {n for n in imports if n}
+    for name, at in _forbidden_calls(module["rules"], own):  # the first one
+        raise PolicyError(
+            f"`{name}` is not allowed in a policy: policies are deterministic and do no I/O",
+            file=display,
+            line=at,
+            hint="take the time from input.now_ms (so a --now replay decides the same); the facts a "
+            "policy needs come from streamwarden's gatherers in input.facts",
+        )
+    return ModuleInfo(
+        package=package,
+        line=line,
+        rule_sets=sorted({n for n in names if n in RULE_SETS}),
+        tests=list(dict.fromkeys(n for n in names if n and n.startswith("test_"))),
+    )
+
+
+def forbidden_calls(source: str, display: str) -> list[tuple[str, int]]:
+    """(built-in, line) of every forbidden call in a module (for tests of the built-in pack)."""
+    from streamwarden.engine.regorus_engine import new_engine
+
+    engine = new_engine()
+    engine.add_policy(display, source)
+    module = json.loads(engine.get_ast_as_json())[0]["ast"]
+    own = {n for n, _ in (_rule_head(r) for r in module["rules"]) if n}
+    own |= {_import_name(imp, source) for imp in module.get("imports") or []}
+    return list(_forbidden_calls(module["rules"], own))
+
+
+def _is_forbidden(name: str) -> bool:
+    return name in FORBIDDEN_CALLS or ("." in name and name.split(".", 1)[0] in FORBIDDEN_NAMESPACES)
+
+
+def _forbidden_calls(node: Any, own: set[str]) -> Iterator[tuple[str, int]]:
+    """Walk the syntax tree: every ``Call`` whose function is a forbidden built-in, and every
+    ``with ... as`` that puts one in place of another function. The target of a ``with``
+    (``with time.now_ns as 1``, a test's mock) calls nothing and is allowed."""
+    if isinstance(node, list):
+        for item in node:
+            yield from _forbidden_calls(item, own)
+        return
+    if not isinstance(node, dict):
+        return
+    for key, value in node.items():
+        if key == "Call" and isinstance(value, dict):
+            names = _ref_names(value.get("fcn"))
+            if names and names[0] not in own and _is_forbidden(".".join(names)):
+                yield ".".join(names), int(value["span"]["line"])
+        elif key == "with_mods" and isinstance(value, list):
+            for mod in value:
+                names = _ref_names(mod.get("as")) if isinstance(mod, dict) else None
+                if names and names[0] not in own and _is_forbidden(".".join(names)):
+                    yield ".".join(names), int(mod["span"]["line"])
+                yield from _forbidden_calls(mod.get("as") if isinstance(mod, dict) else None, own)
+            continue
+        yield from _forbidden_calls(value, own)
+
+
+def _rule_head(rule: Any) -> tuple[str, int]:
+    """(first name of the rule's head, line): ``deny`` for ``deny contains x if``, ``deny[x] if``,
+    ``default deny := ...``, ``deny.a.b := ...``."""
+    kind, body = next(iter(rule.items()))
+    if kind == "Spec":
+        _, head = next(iter(body["head"].items()))
+        refr = head["refr"]
+    elif kind == "Default":
+        refr = body["refr"]
+    else:
+        raise LookupError(kind)
+    while isinstance(refr, dict) and ("RefDot" in refr or "RefBrack" in refr):
+        refr = next(iter(refr.values()))["refr"]
+    return str(refr["Var"]["value"]), int(body["span"]["line"])
+
+
+def _import_name(imp: dict[str, Any], source: str) -> str:
+    """The name an import binds: its alias (``as x``; the tree has only its span) or last segment."""
+    alias = imp.get("as")
+    if isinstance(alias, dict) and alias.get("line"):
+        text = source.splitlines()[int(alias["line"]) - 1][int(alias["col"]) - 1 :]
+        m = _RULE_HEAD.match(text)
+        return m.group(1) if m else ""
+    names = _ref_names(imp.get("refr"))
+    return names[-1] if names else ""
 
 
 def _ref_names(node: Any) -> list[str] | None:
