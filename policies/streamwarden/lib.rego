@@ -84,3 +84,19 @@ positive(x) if {
 quote(x) := sprintf("%q", [x]) if {
 	is_string(x)
 } else := sprintf("%v", [x])
+
+# first_index(pairs): for pairs [key, index], {key: the lowest index of that key}: "the first
+# occurrence wins" in one sort, where a comprehension per key would cost the list's length squared
+# (a 5,000-column schema).
+first_index(pairs) := {p[0]: p[1] |
+	s := sort(pairs)
+	some k, p in s
+	_first_in_sorted(s, k)
+}
+
+_first_in_sorted(_, k) if k == 0
+
+_first_in_sorted(s, k) if {
+	k > 0
+	s[k - 1][0] != s[k][0]
+}

@@ -309,3 +309,16 @@ test_rule_paths_helpers if {
 	no_rule(findings, "SW-Z-001")
 	not no_rule(findings, "SW-Y-001")
 }
+
+test_first_index_keeps_the_lowest_index_of_each_key if {
+	first_index([["b", 0], ["a", 1], ["b", 2], ["a", 3], ["c", 4]]) == {"a": 1, "b": 0, "c": 4}
+}
+
+test_first_index_of_numbers_and_arrays if {
+	first_index([[7, 2], [7, 0], [3, 1]]) == {7: 0, 3: 1}
+	first_index([[["job", null], 0], [["job", "id"], 1], [["job", null], 2]]) == {["job", null]: 0, ["job", "id"]: 1}
+}
+
+test_first_index_of_nothing if {
+	first_index([]) == {}
+}

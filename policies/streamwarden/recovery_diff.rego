@@ -36,21 +36,14 @@ _diff_backfills(c) := bs if {
 _diff_key(b) := [object.get(b, "job", null), object.get(b, "job_id", null)]
 
 # Base backfills by [job, job_id], and by job alone (first occurrence wins).
-_diff_base_by_key := {k: b |
+_diff_base_by_key := {k: bs[i] |
 	bs := _diff_backfills(_diff_base)
-	some i, b in bs
-	is_object(b)
-	k := _diff_key(b)
-	i == min({j | some j, other in bs; is_object(other); _diff_key(other) == k})
+	some k, i in lib.first_index([[_diff_key(b), j] | some j, b in bs; is_object(b)])
 }
 
-_diff_base_by_job := {job: b |
+_diff_base_by_job := {job: bs[i] |
 	bs := _diff_backfills(_diff_base)
-	some i, b in bs
-	is_object(b)
-	job := object.get(b, "job", null)
-	is_string(job)
-	i == min({j | some j, other in bs; is_object(other); object.get(other, "job", null) == job})
+	some job, i in lib.first_index([[job, j] | some j, b in bs; is_object(b); job := object.get(b, "job", null); is_string(job)])
 }
 
 # The base backfill a head backfill continues: same job and job_id; else the same job when

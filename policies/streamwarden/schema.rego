@@ -143,24 +143,13 @@ _evo_required(f) := object.get(f, "required", false) == true if is_object(f)
 
 # ---------------------------------------------------------------- head lookups (first occurrence wins)
 
-# (Complete rules, evaluated once: every old field of every compared version looks them up.)
-_evo_head_by_id := {i: idx |
-	some idx, f in _evo_head_fields
-	i := _evo_id(f)
-	idx == min({j | some j, g in _evo_head_fields; _evo_id(g) == i})
-}
+# (Complete rules, evaluated once: every old field of every compared version looks them up; one
+# sort each, see lib.first_index.)
+_evo_head_by_id := lib.first_index([[k, idx] | some idx, f in _evo_head_fields; k := _evo_id(f)])
 
-_evo_head_by_name := {n: idx |
-	some idx, f in _evo_head_fields
-	n := _evo_name(f)
-	idx == min({j | some j, g in _evo_head_fields; _evo_name(g) == n})
-}
+_evo_head_by_name := lib.first_index([[k, idx] | some idx, f in _evo_head_fields; k := _evo_name(f)])
 
-_evo_head_by_rf := {r: idx |
-	some idx, f in _evo_head_fields
-	r := _evo_rf(f)
-	idx == min({j | some j, g in _evo_head_fields; _evo_rf(g) == r})
-}
+_evo_head_by_rf := lib.first_index([[k, idx] | some idx, f in _evo_head_fields; k := _evo_rf(f)])
 
 # ---------------------------------------------------------------- pairing
 
@@ -715,11 +704,9 @@ _evo_op_uid(op) := u if {
 }
 
 # Base operators by uid (first occurrence wins).
-_evo_base_ops[u] := op if {
+_evo_base_ops := {u: ops[i] |
 	ops := _evo_ops(_evo_base)
-	some i, op in ops
-	u := _evo_op_uid(op)
-	i == min({j | some j, other in ops; _evo_op_uid(other) == u})
+	some u, i in lib.first_index([[k, j] | some j, op in ops; k := _evo_op_uid(op)])
 }
 
 # The base operator a head operator continues: same uid, else its restores_from.

@@ -171,11 +171,9 @@ _diff_max_par_text(x) := "unset" if {
 } else := sprintf("%v", [x])
 
 # Base operators by uid (first occurrence wins).
-_diff_base_ops := {u: op |
+_diff_base_ops := {u: ops[i] |
 	ops := _diff_list(_diff_base, ["state", "operators"])
-	some i, op in ops
-	u := _diff_uid(op)
-	i == min({j | some j, other in ops; _diff_uid(other) == u})
+	some u, i in lib.first_index([[k, j] | some j, op in ops; k := _diff_uid(op)])
 }
 
 # The base operator a head operator continues: same uid, else its restores_from.
