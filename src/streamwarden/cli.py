@@ -32,6 +32,7 @@ if TYPE_CHECKING:
 # kept in step with streamwarden.report.FORMATS and streamwarden.engine.ENGINES (cheap to import here)
 REPORT_FORMATS = ("text", "json", "sarif", "junit", "github", "markdown")
 ENGINE_NAMES = ("regorus", "opa")
+COLOR_CHOICES = ("auto", "always", "never")
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -84,7 +85,7 @@ def _config(config_path: str | None) -> Config:
     return load_config(config_path, Path.cwd())
 
 
-def _write(text: str, output: str | None) -> None:
+def _write(text: str, output: str | None, color: bool = False) -> None:
     from streamwarden.secrets import scrub
 
     text = scrub(text, shapes=False)  # a last net: no configured secret value is ever written
@@ -94,11 +95,20 @@ def _write(text: str, output: str | None) -> None:
         except OSError as exc:
             raise UsageError(f"cannot write output: {exc.strerror}", file=output) from None
     else:
-        click.echo(text, nl=False)
+        click.echo(text, nl=False, color=color or None)  # --color always keeps colour in a pipe
 
 
 config_option = click.option(
     "--config", "config_path", metavar="FILE", help="streamwarden.yaml (default: ./streamwarden.yaml)."
+)
+color_option = click.option(
+    "--color",
+    "color",
+    type=click.Choice(COLOR_CHOICES),
+    default="auto",
+    show_default=True,
+    help="Colour in the text report: auto (on a terminal, unless NO_COLOR is set), always (even with NO_COLOR), "
+    "never.",
 )
 
 
@@ -191,6 +201,7 @@ def validate(paths: tuple[str, ...], config_path: str | None) -> None:
     help="With --env: remember the last checked snapshot per table in FILE, and scan only what is new next time.",
 )
 @click.option("--verbose", "-v", is_flag=True, help="Progress and timings on stderr, in CI too.")
+@color_option
 @handle_errors
 def check(
     paths: tuple[str, ...],
@@ -211,6 +222,7 @@ def check(
     since_snapshot: int | None,
     state_file: str | None,
     verbose: bool,
+    color: str,
 ) -> None:
     """Check contracts (and the repository files they name) against the policies."""
     from streamwarden.findings import exit_code
@@ -247,10 +259,9 @@ def check(
     threshold = fail_on or result.fail_on or config.fail_on
     baseline = _baseline(result.findings, baseline_file, write_baseline_file, config, trusted_ref or base_ref)
     report = _make_report(result, config, threshold, baseline, targets)
-    _emit(report, targets)
-    if result.errors and not (targets[0].fmt == "text" and targets[0].file is None):
-        for e in result.errors:
-            _fail(e.render())
+    _emit(report, targets, color)
+    for e in result.errors:  # unusable input goes to stderr, whatever the report's format
+        _fail(e.render())
     sys.exit(exit_code(result.findings, threshold, len(result.errors)))
 
 
@@ -400,12 +411,13 @@ def _make_report(
     )
 
 
-def _emit(report: Report, targets: list[ReportTarget]) -> None:
+def _emit(report: Report, targets: list[ReportTarget], color_choice: str = "auto") -> None:
     from streamwarden.report import get_reporter
+    from streamwarden.report.text import use_color
 
     for t in targets:
-        color = t.file is None and t.fmt == "text" and sys.stdout.isatty()
-        _write(get_reporter(t.fmt).render(report, color=color), t.file)
+        color = t.file is None and t.fmt == "text" and use_color(color_choice, sys.stdout)
+        _write(get_reporter(t.fmt).render(report, color=color), t.file, color)
     if any(t.fmt == "github" for t in targets):
         from streamwarden.report.github import write_step_summary
 

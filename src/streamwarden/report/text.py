@@ -1,10 +1,15 @@
-"""``--format text``: grouped by pipeline, most severe first, colour only on a terminal.
+"""``--format text``: grouped by pipeline, most severe first, colour only on a terminal (``--color``,
+``NO_COLOR``: :func:`use_color`); unusable input is counted in the summary and listed on stderr.
 
 Every value from a contract, a file name or a server goes through ``escape.terminal`` (one line,
 controls shown escaped, workflow commands broken) before it is coloured; ``escape.log_text``
 checks the whole text once more, keeping only our own colour sequences."""
 
 from __future__ import annotations
+
+import os
+from collections.abc import Mapping
+from typing import IO
 
 import click
 
@@ -58,10 +63,6 @@ class TextReporter(Reporter):
                 out.append(f"  {label} {t(f.rule)}  {t(f.file)}:{f.line}  {t(f.message)}")
                 out.append(f"          {detail}")
             out.append("")
-        for e in report.errors:
-            out.append(style("unusable input", fg="red", bold=True) + ": " + e.render())
-        if report.errors:
-            out.append("")
         s = report.summary
         line = (
             f"{s['pipelines']} pipeline{'s' if s['pipelines'] != 1 else ''}: {s['passed']} passed, "
@@ -70,10 +71,27 @@ class TextReporter(Reporter):
         )
         if s.get("baselined"):
             line += f", {s['baselined']} baselined"
-        if report.errors:
-            line += f"; {len(report.errors)} unusable input{'s' if len(report.errors) != 1 else ''}"
+        if report.errors:  # each error itself is on stderr (cli.check), as validate prints them
+            n = len({e.file or f"#{i}" for i, e in enumerate(report.errors)})
+            line += f"; {n} unusable file{'s' if n != 1 else ''}"
         out.append(style(line, bold=True))
         return log_text("\n".join(out) + "\n")
+
+
+def use_color(choice: str, stream: IO[str], environ: Mapping[str, str] | None = None) -> bool:
+    """``--color always|never`` decide; ``auto``: colour on a terminal unless ``NO_COLOR`` is set
+    to a non-empty value (https://no-color.org)."""
+    if choice == "always":
+        return True
+    if choice == "never":
+        return False
+    env = os.environ if environ is None else environ
+    if env.get("NO_COLOR"):
+        return False
+    try:
+        return stream.isatty()
+    except (AttributeError, ValueError):
+        return False
 
 
 def _first_line(text: str) -> str:
