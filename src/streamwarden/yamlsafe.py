@@ -105,8 +105,11 @@ class YamlDocument:
 
 
 class _Builder:
-    def __init__(self, file: str) -> None:
+    def __init__(self, file: str, keep_bad_dates: bool = False) -> None:
         self.file = file
+        # an impossible date (2027-02-30) stays the text as written: a contract's JSON Schema
+        # then names it among the file's other errors (format: date), instead of hiding them
+        self.keep_bad_dates = keep_bad_dates
         self.marks: dict[str, int] = {}
         self.nodes = 0
         self.aliases = 0
@@ -162,6 +165,8 @@ class _Builder:
         except (yaml.YAMLError, ValueError, OverflowError) as exc:
             problem = getattr(exc, "problem", None) or str(exc)
             day = calendar_problem(node.value) if tag == _TIMESTAMP_TAG else None
+            if day and self.keep_bad_dates:
+                return node.value
             raise InputError(
                 f"{node.value!r} is not a real calendar date: {day}"
                 if day
@@ -276,8 +281,9 @@ def decode_utf8(raw: bytes, shown: str) -> str:
     return text.lstrip("\ufeff")
 
 
-def parse_documents(text: str, file: str) -> list[YamlDocument]:
-    """Parse every document of a YAML stream with the limits applied."""
+def parse_documents(text: str, file: str, *, keep_bad_dates: bool = False) -> list[YamlDocument]:
+    """Parse every document of a YAML stream with the limits applied. An impossible calendar date
+    is an error, or with ``keep_bad_dates`` the text as written (for a schema to judge)."""
     if len(text.encode("utf-8", "surrogatepass")) > MAX_BYTES:
         raise InputError(f"text is larger than {MAX_BYTES // 1024 // 1024} MiB", file=file)
     docs: list[YamlDocument] = []
@@ -293,6 +299,14 @@ def parse_documents(text: str, file: str) -> list[YamlDocument]:
         if "max depth" in problem or "nesting" in problem:
             raise InputError(
                 f"nesting deeper than {MAX_DEPTH} levels", file=file, line=mark.line + 1 if mark else None
+            ) from None
+        tab = _tab_indent(text, mark.line, mark.column) if mark else None
+        if tab is not None:
+            raise InputError(
+                f"not valid YAML: a tab in the indentation (column {tab + 1})",
+                file=file,
+                line=mark.line + 1 if mark else None,
+                hint="YAML does not allow tabs for indentation; use spaces",
             ) from None
         raise InputError(
             f"not valid YAML: {problem}",
@@ -311,7 +325,7 @@ def parse_documents(text: str, file: str) -> list[YamlDocument]:
         ) from None
     except yaml.YAMLError as exc:
         raise InputError(f"not valid YAML: {str(exc).splitlines()[0]}", file=file) from None
-    builder = _Builder(file)
+    builder = _Builder(file, keep_bad_dates)
     for i, node in enumerate(nodes):
         builder.marks = {}
         builder.seen = set()
@@ -322,6 +336,20 @@ def parse_documents(text: str, file: str) -> list[YamlDocument]:
         marks.setdefault("", start)
         docs.append(YamlDocument(data=data, file=file, marks=marks, index=i, start_line=start))
     return docs
+
+
+def _tab_indent(text: str, line: int, column: int) -> int | None:
+    """The column of a tab in the indentation of ``line`` (0-based), when the parser stopped
+    there: PyYAML calls it "found character that cannot start any token" or similar."""
+    lines = text.splitlines()
+    if not 0 <= line < len(lines):
+        return None
+    row = lines[line]
+    if 0 <= column < len(row) and row[column] == "\t":  # e.g. after a list's "-"
+        return column
+    indent = row[: len(row) - len(row.lstrip(" \t"))]
+    tab = indent.find("\t")
+    return tab if tab >= 0 and column <= len(indent) else None
 
 
 def _compose_all(text: str) -> list[yaml.Node]:
@@ -338,15 +366,19 @@ def _compose_all(text: str) -> list[yaml.Node]:
         loader.dispose()
 
 
-def load_documents(path: str | os.PathLike[str], display: str | None = None) -> list[YamlDocument]:
+def load_documents(
+    path: str | os.PathLike[str], display: str | None = None, *, keep_bad_dates: bool = False
+) -> list[YamlDocument]:
     shown = display or str(path)
-    return parse_documents(read_text(path, shown), shown)
+    return parse_documents(read_text(path, shown), shown, keep_bad_dates=keep_bad_dates)
 
 
-def load_single(path: str | os.PathLike[str], display: str | None = None) -> YamlDocument:
+def load_single(
+    path: str | os.PathLike[str], display: str | None = None, *, keep_bad_dates: bool = False
+) -> YamlDocument:
     """Exactly one document; an empty file or several documents are errors."""
     shown = display or str(path)
-    docs = load_documents(path, shown)
+    docs = load_documents(path, shown, keep_bad_dates=keep_bad_dates)
     docs = [d for d in docs if d.data is not None]
     if not docs:
         raise InputError("the file is empty (no YAML document)", file=shown, line=1)

@@ -66,10 +66,11 @@ def load_contract(path: Path, root: Path, text: str | None = None) -> Contract:
     """Load one contract file; raises ContractErrors (all errors of the file) or InputError."""
     resolved = path.resolve()
     shown = display_path(path, root, resolved)
+    # an impossible date is one schema error among the file's others (format: date)
     if text is None:
-        doc = load_single(path, shown)
+        doc = load_single(path, shown, keep_bad_dates=True)
     else:
-        docs = [d for d in parse_documents(text, shown) if d.data is not None]
+        docs = [d for d in parse_documents(text, shown, keep_bad_dates=True) if d.data is not None]
         if not docs:
             raise InputError("the file is empty (no YAML document)", file=shown, line=1)
         if len(docs) > 1:
