@@ -165,3 +165,22 @@ def test_an_indented_deny_in_a_custom_policy_fires(tmp_path: Path, indent: str) 
     p = sw("check", "--format", "json", cwd=root)
     assert p.code == 1, p
     assert [f["rule"] for f in p.json()["findings"]] == ["ACME-001"]
+
+
+def test_in_a_pull_request_the_limits_are_the_trusted_refs(tmp_path: Path) -> None:
+    """The trusted ref's policies run under the trusted ref's bounds: a pull request that raises
+    `limits:` (or deletes them) does not let the base's runaway policy run longer."""
+    from tests.gitrepo import Repo
+
+    repo = Repo(tmp_path / "repo")
+    _project(repo.path, {"hostile": LOOP}, config="limits: {policy_timeout: 1s, policy_memory: 256MiB}\n")
+    repo.commit("base: a slow custom policy under a 1 s limit")
+    repo.branch("feature")
+    config = (repo.path / "streamwarden.yaml").read_text().replace("policy_timeout: 1s", "policy_timeout: 1h")
+    repo.write("streamwarden.yaml", config)
+    repo.commit("raise the limit")
+    started = time.monotonic()
+    p = sw("check", "--base", "main", "--format", "json", cwd=repo.path, timeout=120)
+    assert time.monotonic() - started < 60, p
+    assert p.code == 2, p
+    assert "time limit (1s)" in p.stderr, p

@@ -16,6 +16,7 @@ from streamwarden.config import Config
 from streamwarden.contracts import Contract, discover_contracts, load_contract, load_contracts
 from streamwarden.contracts.load import warm_contract_schema
 from streamwarden.engine import Engine, PolicySet, load_policy_set, make_engine
+from streamwarden.engine.limits import Limits
 from streamwarden.engine.policyset import RESERVED_PREFIX, SET_SEVERITY, PolicyFile
 from streamwarden.errors import ContractErrors, InputError, PolicyError, StreamwardenError
 from streamwarden.facts.static import gather_static_facts
@@ -134,6 +135,7 @@ def run_check(config: Config, options: RunOptions) -> RunResult:
         ctx.policy_files = trusted.files
         if trusted.config is not None:
             selecting.append(trusted.config)
+            ctx.trusted_config = trusted.config
         # under unchanged policies, a contract the pull request leaves as it is has nothing new to
         # say against its base and history: it is not parsed on the base side, and the rules that
         # compare it are not evaluated (they were when it last changed)
@@ -225,6 +227,13 @@ class _RunContext:
     _engine_pid: int = 0
     env: dict[str, Any] | None = None  # the --env environment, ${VAR}s expanded
     skip_unchanged: bool = False  # PR mode, policies unchanged: no diff rules for unchanged contracts
+    trusted_config: Config | None = None  # PR mode: the trusted ref's streamwarden.yaml
+
+    @property
+    def limits(self) -> Limits:
+        """Policy evaluation limits: the trusted configuration's in a pull request (the policies
+        are the trusted ref's; so are the bounds they run under)."""
+        return (self.trusted_config or self.config).limits
 
     def live_facts(self, contracts: list[Contract]) -> list[dict[str, Any]]:
         if self.env is None:
@@ -246,7 +255,7 @@ class _RunContext:
         pid = os.getpid()
         if self._engine is None or (self.options.engine != "regorus" and self._engine_pid != pid):
             self._engine = make_engine(
-                self.options.engine, self.policy_set(), limits=self.config.limits, **self.options.engine_options
+                self.options.engine, self.policy_set(), limits=self.limits, **self.options.engine_options
             )
             self._engine_pid = pid
         return self._engine
