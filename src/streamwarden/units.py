@@ -56,3 +56,46 @@ def format_size(n: int) -> str:
         if n and n % factor == 0:
             return f"{n // factor}{unit}"
     return f"{n}B"
+
+
+# what people write for a unit, lower-cased, -> the contract's unit
+_DURATION_WORDS = {
+    **dict.fromkeys(("ms", "msec", "msecs", "milli", "millis", "millisecond", "milliseconds"), "ms"),
+    **dict.fromkeys(("s", "sec", "secs", "second", "seconds"), "s"),
+    **dict.fromkeys(("m", "min", "mins", "minute", "minutes"), "m"),
+    **dict.fromkeys(("h", "hr", "hrs", "hour", "hours"), "h"),
+    **dict.fromkeys(("d", "day", "days"), "d"),
+}
+_SIZE_WORDS = {
+    **dict.fromkeys(("b", "byte", "bytes"), "B"),
+    **dict.fromkeys(("k", "kb", "kib"), "KiB"),
+    **dict.fromkeys(("m", "mb", "mib"), "MiB"),
+    **dict.fromkeys(("g", "gb", "gib"), "GiB"),
+    **dict.fromkeys(("t", "tb", "tib"), "TiB"),
+}
+_WRITTEN = re.compile(r"\s*(\d+)\s*([A-Za-z]+)\s*")
+
+
+def suggest_duration(text: str) -> str | None:
+    """``10min`` -> ``10m``, ``30sec`` -> ``30s``, ``2hours`` -> ``2h``, ``5 m`` -> ``5m``; None
+    when the text is no near miss of a duration."""
+    m = _WRITTEN.fullmatch(text) if isinstance(text, str) else None
+    unit = _DURATION_WORDS.get(m.group(2).lower()) if m else None
+    if m is None or unit is None:
+        return None
+    guess = f"{m.group(1)}{unit}"
+    return guess if guess != text else None
+
+
+def suggest_size(text: str) -> tuple[str, bool] | None:
+    """``512MB`` -> (``512MiB``, True): the guess, and whether the text used a decimal-looking
+    unit (the contract's sizes are binary: 1MiB = 1,048,576 bytes); None when no near miss."""
+    m = _WRITTEN.fullmatch(text) if isinstance(text, str) else None
+    word = m.group(2).lower() if m else ""
+    unit = _SIZE_WORDS.get(word)
+    if m is None or unit is None:
+        return None
+    guess = f"{m.group(1)}{unit}"
+    if guess == text:
+        return None
+    return guess, word != "b" and "i" not in word

@@ -16,7 +16,7 @@ from streamwarden.contracts.schemawalk import Schema, SchemaWalker, walker_for
 from streamwarden.dates import calendar_problem
 from streamwarden.errors import InputError
 from streamwarden.escape import terminal
-from streamwarden.units import parse_duration, parse_size
+from streamwarden.units import parse_duration, parse_size, suggest_duration, suggest_size
 from streamwarden.yamlsafe import YamlDocument, join_index, join_key
 
 _TYPE_WORDS = {
@@ -162,8 +162,11 @@ def _convert(
             child = join_key(path, key)
             hint = None
             guess = _suggest(key, allowed)
+            elsewhere = [p for p in _property_paths(walker.root).get(key, []) if p != child]
             if guess:
                 hint = f"did you mean '{guess}'?"
+            elif elsewhere:  # a key at the wrong level: `interval:` at the top of a contract
+                hint = "did you mean " + " or ".join(f"'{p}'" for p in elsewhere[:3]) + "?"
             elif allowed:
                 hint = "allowed here: " + ", ".join(allowed)
             out.append(InputError(f"unknown key '{key}'", file=file, line=doc.line_of(child), path=child, hint=hint))
@@ -299,7 +302,57 @@ def _unit_error(parse: Any, text: str, file: str, line: int, path: str) -> Input
         message = str(exc)
     if text.strip().startswith("-"):
         message = f"{text!r} is negative; " + message.split(": ", 1)[-1]
-    return InputError(message, file=file, line=line, path=path)
+    return InputError(message, file=file, line=line, path=path, hint=_unit_hint(parse, text))
+
+
+def _unit_hint(parse: Any, text: str) -> str | None:
+    """did you mean `10m` (for 10min), `512MiB` (for 512MB, with a word on binary units)?"""
+    if parse is parse_duration:
+        guess = suggest_duration(text)
+        return f"did you mean '{guess}'?" if guess else None
+    sized = suggest_size(text)
+    if sized is None:
+        return None
+    guess, decimal = sized
+    note = " (the contract uses binary units: 1KiB = 1024 bytes, 1MiB = 1024 KiB, 1GiB = 1024 MiB)"
+    return f"did you mean '{guess}'?" + (note if decimal else "")
+
+
+_PROPERTY_PATHS: dict[int, tuple[Schema, dict[str, list[str]]]] = {}
+
+
+def _property_paths(schema: Schema) -> dict[str, list[str]]:
+    """Every property name of the schema -> the field paths it has (``interval`` ->
+    ``checkpoint.interval``, ...; list items as ``[]``), shortest first: where a key written at
+    the wrong level belongs."""
+    hit = _PROPERTY_PATHS.get(id(schema))
+    if hit is not None and hit[0] is schema:
+        return hit[1]
+    walker = walker_for(schema)
+    out: dict[str, list[str]] = {}
+    seen: set[tuple[int, str]] = set()
+
+    def walk(node: Any, path: str, depth: int) -> None:
+        node = walker.resolve(node) if isinstance(node, dict) else node
+        if not isinstance(node, dict) or depth > 12 or (id(node), path) in seen:
+            return
+        seen.add((id(node), path))
+        for name, sub in (node.get("properties") or {}).items():
+            child = join_key(path, name)
+            out.setdefault(name, []).append(child)
+            walk(sub, child, depth + 1)
+        items = node.get("items")
+        if isinstance(items, dict):
+            walk(items, path + "[]", depth + 1)
+        for key in ("anyOf", "oneOf", "allOf"):
+            for option in node.get(key) or []:
+                walk(option, path, depth + 1)
+
+    walk(schema, "", 0)
+    for paths in out.values():
+        paths.sort(key=lambda p: (p.count(".") + p.count("["), p))
+    _PROPERTY_PATHS[id(schema)] = (schema, out)
+    return out
 
 
 def _short(value: Any) -> str:
