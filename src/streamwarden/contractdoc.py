@@ -366,6 +366,8 @@ def _allowed(f: Field) -> str:
     if s.get("minItems") and s.get("type") == "array":
         extra = ", no duplicates" if s.get("uniqueItems") else ""
         return f"at least {s['minItems']} item{'s' if s['minItems'] > 1 else ''}{extra}"
+    if s.get("uniqueItems") and s.get("type") == "array":
+        return "no duplicates"
     return ""
 
 
