@@ -60,9 +60,12 @@ def test_verbose_in_ci_prints_plain_lines_and_a_summary() -> None:
     assert lines[-1] == "streamwarden: checked 2 pipelines in 0.1s"
 
 
-def test_reporting_progress_without_a_display_is_a_no_op() -> None:
+def test_reporting_progress_without_a_display_is_a_no_op(capsys) -> None:  # type: ignore[no-untyped-def]
     progress.set_total(5)
     progress.advance()  # nothing active: must not raise or print
+    progress.advance(3)
+    out = capsys.readouterr()
+    assert out.out == "" and out.err == ""
 
 
 def test_check_verbose_reports_timing_on_stderr_and_is_quiet_otherwise() -> None:

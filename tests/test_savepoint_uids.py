@@ -89,9 +89,15 @@ def test_closest_uid_by_edit_distance() -> None:
     assert closest_uid("x", []) is None
 
 
-FLINK_DIST = sorted(
-    Path.home().glob(".cache/streamwarden-test/flink-*/lib/python*/site-packages/pyflink/lib/flink-dist-*.jar")
-)
+def _flink_dist() -> list[Path]:
+    """flink-dist from the Flink test venv, wherever tests/flink_cluster.py installed it."""
+    from tests.flink_cluster import flink_home, venv_dir
+
+    home = flink_home(venv_dir())
+    return sorted(home.glob("lib/flink-dist-*.jar")) if home is not None else []
+
+
+FLINK_DIST = _flink_dist()
 
 
 @pytest.mark.skipif(
