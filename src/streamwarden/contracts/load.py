@@ -19,7 +19,6 @@ from streamwarden.resources import CONTRACT_SCHEMA, load_schema
 from streamwarden.yamlsafe import YamlDocument, join_index, join_key, load_single, parse_documents, read_text
 
 KIND = "PipelineContract"
-API_VERSION = "streamwarden/v1"
 _KIND_LINE = re.compile(r"^kind:\s*[\"']?PipelineContract[\"']?\s*(#.*)?$", re.MULTILINE)
 API_GROUP = "streamwarden/"
 _CONFIG_NAMES = ("streamwarden.yaml", "streamwarden.yml")
@@ -150,7 +149,11 @@ def todo_errors(doc: YamlDocument) -> list[InputError]:
 
 
 def discover_contracts(
-    paths: Sequence[str], root: Path, globs: Iterable[str] = (), every_match: bool = False
+    paths: Sequence[str],
+    root: Path,
+    globs: Iterable[str] = (),
+    every_match: bool = False,
+    texts: dict[Path, str] | None = None,
 ) -> tuple[list[Path], list[StreamwardenError]]:
     """Files to load: FILE args as given; DIR args searched for YAML that is meant as a contract.
 
@@ -159,6 +162,8 @@ def discover_contracts(
     ``kind`` is PipelineContract or close to it (a typo), or its ``apiVersion`` is
     ``streamwarden/...``: a contract with a misspelled or missing kind is loaded, and so reported,
     never skipped. YAML that does not parse is a candidate too (it may be a broken contract).
+
+    ``texts``: filled with the text of each file read to decide, for the loader (one read per file).
     """
     found: list[Path] = []
     errors: list[StreamwardenError] = []
@@ -184,14 +189,14 @@ def discover_contracts(
                             hint="contracts live in the repository; replace the link with the file",
                         )
                     )
-                elif every_match or _looks_like_contract(p):
+                elif every_match or _looks_like_contract(p, texts):
                     found.append(p)
         return _dedupe(found), errors
     for arg in paths:
         p = Path(arg)
         if p.is_dir():
             for f in _walk_yaml(p):
-                if _looks_like_contract(f):
+                if _looks_like_contract(f, texts):
                     found.append(f)
         elif p.exists():
             found.append(p)
@@ -216,13 +221,21 @@ def _walk_yaml(directory: Path) -> list[Path]:
     return out
 
 
-def _looks_like_contract(path: Path) -> bool:
+def _looks_like_contract(path: Path, texts: dict[Path, str] | None = None) -> bool:
     """Meant as a contract: ``kind`` PipelineContract or a near miss, or an ``apiVersion`` of
-    streamwarden; unparseable YAML counts (reported by the loader)."""
+    streamwarden; unparseable YAML counts (reported by the loader). A contract's text is kept in
+    ``texts``, for the loader."""
     try:
         text = read_text(path)
     except InputError:
         return True
+    meant = _looks_like_text(path, text)
+    if meant and texts is not None:
+        texts[path] = text
+    return meant
+
+
+def _looks_like_text(path: Path, text: str) -> bool:
     if _KIND_LINE.search(text):
         return True
     if not _MAYBE_CONTRACT.search(text):

@@ -31,7 +31,6 @@ from typing import Any
 JOB_ID = "flink.job-id"
 OPERATOR_ID = "flink.operator-id"
 CHECKPOINT_ID = "flink.max-committed-checkpoint-id"
-LINEAGE_KEYS = (JOB_ID, OPERATOR_ID, CHECKPOINT_ID)
 END_INPUT_CHECKPOINT_ID = 9223372036854775807  # Long.MAX_VALUE, IcebergStreamWriter.END_INPUT_CHECKPOINT_ID
 MAINTENANCE_OPERATIONS = frozenset({"replace"})
 LIST_CAP = 50  # entries per anomaly list; the rest is counted in "truncated"
