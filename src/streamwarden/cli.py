@@ -200,6 +200,15 @@ def validate(paths: tuple[str, ...], config_path: str | None) -> None:
     metavar="FILE",
     help="With --env: remember the last checked snapshot per table in FILE, and scan only what is new next time.",
 )
+@click.option(
+    "--cache",
+    "cache_dir",
+    metavar="DIR",
+    envvar="STREAMWARDEN_CACHE",
+    help="Reuse a contract's findings while nothing they depend on changed (default: .streamwarden-cache in "
+    "the repository root, or STREAMWARDEN_CACHE; live facts are never cached).",
+)
+@click.option("--no-cache", is_flag=True, help="Neither read nor write the result cache.")
 @click.option("--verbose", "-v", is_flag=True, help="Progress and timings on stderr, in CI too.")
 @color_option
 @handle_errors
@@ -221,6 +230,8 @@ def check(
     environment: str | None,
     since_snapshot: int | None,
     state_file: str | None,
+    cache_dir: str | None,
+    no_cache: bool,
     verbose: bool,
     color: str,
 ) -> None:
@@ -247,6 +258,7 @@ def check(
         environment=environment,
         since_snapshot=since_snapshot,
         state_file=Path(state_file) if state_file else None,
+        cache_dir=_cache_dir(cache_dir, no_cache, config),
     )
     if (since_snapshot is not None or state_file) and not environment:
         raise UsageError("--since-snapshot and --state-file need --env (they are about live data facts)")
@@ -263,6 +275,16 @@ def check(
     for e in result.errors:  # unusable input goes to stderr, whatever the report's format
         _fail(e.render())
     sys.exit(exit_code(result.findings, threshold, len(result.errors)))
+
+
+def _cache_dir(cache_dir: str | None, no_cache: bool, config: Config) -> Path | None:
+    """--cache DIR, else .streamwarden-cache in the repository root; --no-cache (or an empty
+    --cache / STREAMWARDEN_CACHE) turns it off."""
+    from streamwarden.cache import DEFAULT_DIR
+
+    if no_cache or (cache_dir is not None and not cache_dir.strip()):
+        return None
+    return Path(cache_dir) if cache_dir else config.root / DEFAULT_DIR
 
 
 def _check_refs(base_ref: str | None, trusted_ref: str | None) -> None:
@@ -327,7 +349,8 @@ def _run_check(config: Config, options: RunOptions, *, opa_url: str | None, verb
         result = run_check(config, options)
         elapsed = time.monotonic() - bar.started
         n = len(result.pipelines)
-        summary = f"checked {n} pipeline{'s' if n != 1 else ''} in {elapsed:.1f}s (engine {options.engine})"
+        cached = f"; {result.cache_stats}" if result.cache_stats is not None else ""
+        summary = f"checked {n} pipeline{'s' if n != 1 else ''} in {elapsed:.1f}s (engine {options.engine}{cached})"
     finally:
         bar.finish(summary)
     return result

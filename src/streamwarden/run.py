@@ -2,19 +2,20 @@
 
 from __future__ import annotations
 
+import gc
 import multiprocessing
 import os
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from streamwarden import progress, selfcheck
 from streamwarden.base import BaseSnapshot, TrustedPolicies, load_base, load_trusted
 from streamwarden.config import Config
 from streamwarden.contracts import Contract, discover_contracts, load_contract, load_contracts
-from streamwarden.contracts.load import warm_contract_schema
+from streamwarden.contracts.load import display_path, warm_contract_schema
 from streamwarden.engine import Engine, PolicySet, load_policy_set, make_engine
 from streamwarden.engine.limits import Limits
 from streamwarden.engine.policyset import RESERVED_PREFIX, SET_SEVERITY, PolicyFile
@@ -23,6 +24,10 @@ from streamwarden.facts.static import gather_static_facts
 from streamwarden.findings import Finding, fingerprint, value_at
 from streamwarden.gitbase import GitRepo
 from streamwarden.waivers import apply_waivers
+from streamwarden.yamlsafe import read_text
+
+if TYPE_CHECKING:
+    from streamwarden.cache import Entry, ResultCache, Stats
 
 
 @dataclass
@@ -39,6 +44,7 @@ class RunOptions:
     engine_options: dict[str, Any] = field(default_factory=dict)  # e.g. {"url": ...} for the opa engine
     since_snapshot: int | None = None  # data facts: scan only rows added after this snapshot
     state_file: Path | None = None  # data facts: remember the last checked snapshot per table
+    cache_dir: Path | None = None  # check --cache: the result cache (static results only)
 
 
 @dataclass(frozen=True)
@@ -56,6 +62,7 @@ class RunResult:
     policy_set: PolicySet | None = None
     fail_on: str | None = None  # from the trusted ref's streamwarden.yaml, with --base
     base: BaseSnapshot | None = None
+    cache_stats: Stats | None = None  # with a result cache: hits and misses
 
     @property
     def names(self) -> list[str]:
@@ -72,16 +79,19 @@ def load_for_run(config: Config, paths: Sequence[str]) -> tuple[list[Contract], 
     return contracts, errors + load_errors
 
 
-def discover_for_configs(paths: Sequence[str], configs: Sequence[Config]) -> tuple[list[Path], list[StreamwardenError]]:
+def discover_for_configs(
+    paths: Sequence[str], configs: Sequence[Config], texts: dict[Path, str] | None = None
+) -> tuple[list[Path], list[StreamwardenError]]:
     """The contract files of a run: PATH arguments as given, else every configuration's globs (a
-    glob written in a ``streamwarden.yaml`` makes each file it matches a contract)."""
+    glob written in a ``streamwarden.yaml`` makes each file it matches a contract). ``texts``
+    receives the text of the files discovery had to read, for the loader."""
     if paths:
-        return discover_contracts(paths, configs[0].root, ())
+        return discover_contracts(paths, configs[0].root, (), texts=texts)
     files: list[Path] = []
     errors: list[StreamwardenError] = []
     seen: set[Path] = set()
     for cfg in configs:
-        found, errs = discover_contracts((), cfg.root, cfg.contracts, every_match=cfg.contracts_set)
+        found, errs = discover_contracts((), cfg.root, cfg.contracts, every_match=cfg.contracts_set, texts=texts)
         errors.extend(errs)
         for f in found:
             key = f.resolve()
@@ -114,6 +124,8 @@ def build_input(
 
 
 PARALLEL_THRESHOLD = 200  # contracts; below it a second process costs more than it saves
+STATIC_CHUNK = 64  # contracts loaded, evaluated and dropped together: memory stays flat
+LIVE_CHUNK = 256  # with --env: live facts are gathered concurrently for a chunk at a time
 
 
 def run_check(config: Config, options: RunOptions) -> RunResult:
@@ -149,13 +161,16 @@ def run_check(config: Config, options: RunOptions) -> RunResult:
             _union_globs(selecting),
             reuse_unchanged=ctx.skip_unchanged,
         )
-    files, errors = discover_for_configs(options.paths, selecting)
+    files, errors = discover_for_configs(options.paths, selecting, ctx.texts)
+    ctx.keep_inputs = options.keep_inputs or len(files) < PARALLEL_THRESHOLD
     if options.environment:
         # connection details come from the trusted configuration when there is one: a pull request
         # cannot point the check (and its credentials) at a host of its choosing
         source = trusted.config if trusted is not None and trusted.config is not None else config
         ctx.env = source.environment(options.environment)
     ctx.policy_set()
+    if options.cache_dir is not None and ctx.env is None and not options.keep_inputs:
+        ctx.cache = _open_cache(ctx, options.cache_dir)
     progress.set_total(len(files))
     # live facts run in this process (a Spark session and REST clients do not survive a fork)
     workers = 1 if ctx.env is not None else _worker_count(len(files))
@@ -171,11 +186,16 @@ def run_check(config: Config, options: RunOptions) -> RunResult:
         if ctx.options.engine == "regorus":
             ctx.engine()
         _FORKED["ctx"] = ctx
+        _freeze_heap()
         try:
             with mp.Pool(workers) as pool:
                 for part in pool.imap_unordered(_check_chunk, chunks):
                     parts.append(part)
-                    progress.advance(len(part[0]) + len(part[1]))
+                    progress.advance(part[2])
+                    if ctx.cache is not None:
+                        ctx.cache.stats.hits += part[3][0]
+                        ctx.cache.stats.misses += part[3][1]
+                        ctx.cache.stats.written += part[3][2]
         finally:
             _FORKED.clear()
         order = {p: i for i, p in enumerate(files)}
@@ -184,8 +204,11 @@ def run_check(config: Config, options: RunOptions) -> RunResult:
         for part in parts:
             errors.extend(part[1])
     else:
-        part = _check_files(files, ctx, report_progress=True)
-        merged, errors = part[0], errors + part[1]
+        _freeze_heap()
+        merged, own_errors = _check_files(files, ctx, report_progress=True)
+        errors = errors + own_errors
+    if ctx.cache is not None:
+        ctx.cache.finish()
     pipelines: list[PipelineRef] = []
     findings: list[Finding] = []
     inputs: dict[str, dict[str, Any]] = {}
@@ -211,7 +234,33 @@ def run_check(config: Config, options: RunOptions) -> RunResult:
         policy_set=policy_set,
         fail_on=trusted.config.fail_on if trusted and trusted.config else None,
         base=ctx.base,
+        cache_stats=ctx.cache.stats if ctx.cache is not None else None,
     )
+
+
+def _freeze_heap() -> None:
+    """What the run built so far (modules, compiled schema and policies, the base snapshot) lives
+    to the end: move it out of the collector's sight, and collect less often while contracts are
+    checked (their documents are trees of small objects with no cycles worth chasing)."""
+    gc.collect()
+    gc.freeze()
+    gc.set_threshold(50_000, 20, 100)
+
+
+def _open_cache(ctx: _RunContext, directory: Path) -> ResultCache | None:
+    from streamwarden.cache import ResultCache, make_context
+
+    if not ResultCache.usable(directory, ctx.config.root):
+        return None
+    context = make_context(
+        policy_files=ctx.policy_set().files,
+        engine=ctx.options.engine,
+        engine_options=ctx.options.engine_options,
+        root=ctx.config.root,
+        known_keys=ctx.config.flink_known_keys,
+        mode=ctx.options.mode,
+    )
+    return ResultCache(directory, context)
 
 
 @dataclass
@@ -228,6 +277,9 @@ class _RunContext:
     env: dict[str, Any] | None = None  # the --env environment, ${VAR}s expanded
     skip_unchanged: bool = False  # PR mode, policies unchanged: no diff rules for unchanged contracts
     trusted_config: Config | None = None  # PR mode: the trusted ref's streamwarden.yaml
+    texts: dict[Path, str] = field(default_factory=dict)  # contract texts discovery read, for the loader
+    keep_inputs: bool = False  # keep every input document (set from the run's size and options)
+    cache: ResultCache | None = None
 
     @property
     def limits(self) -> Limits:
@@ -341,46 +393,141 @@ _Checked = tuple[Path, PipelineRef, list[Finding], "dict[str, Any] | None", int]
 _FORKED: dict[str, _RunContext] = {}
 
 
-def _check_chunk(files: Sequence[Path]) -> tuple[list[_Checked], list[StreamwardenError]]:
-    return _check_files(files, _FORKED["ctx"])
+def _check_chunk(files: Sequence[Path]) -> tuple[list[_Checked], list[StreamwardenError], int, tuple[int, int, int]]:
+    ctx = _FORKED["ctx"]
+    before = _cache_counts(ctx)
+    out, errors = _check_files(files, ctx)
+    after = _cache_counts(ctx)
+    return out, errors, len(files), (after[0] - before[0], after[1] - before[1], after[2] - before[2])
+
+
+def _cache_counts(ctx: _RunContext) -> tuple[int, int, int]:
+    if ctx.cache is None:
+        return (0, 0, 0)
+    return (ctx.cache.stats.hits, ctx.cache.stats.misses, ctx.cache.stats.written)
 
 
 def _check_files(
     files: Sequence[Path], ctx: _RunContext, report_progress: bool = False
 ) -> tuple[list[_Checked], list[StreamwardenError]]:
-    policy_set = ctx.policy_set()
-    engine = ctx.engine()
+    """Load, gather and evaluate ``files`` a chunk at a time (so a large run holds one chunk's
+    contracts and documents, not every one); with a result cache, a hit skips all three."""
     out: list[_Checked] = []
     errors: list[StreamwardenError] = []
-    keep_inputs = ctx.options.keep_inputs or len(files) < PARALLEL_THRESHOLD
-    contracts: list[tuple[Path, Contract]] = []
+    step = LIVE_CHUNK if ctx.env is not None else STATIC_CHUNK
+    for start in range(0, len(files), step):
+        _check_chunk_of(files[start : start + step], ctx, out, errors, report_progress)
+    return out, errors
+
+
+def _check_chunk_of(
+    files: Sequence[Path],
+    ctx: _RunContext,
+    out: list[_Checked],
+    errors: list[StreamwardenError],
+    report_progress: bool,
+) -> None:
+    policy_set = ctx.policy_set()
+    engine = ctx.engine()
+    cache = ctx.cache
+    contracts: list[tuple[Path, Contract, str | None, Entry | None]] = []
     for f in files:
         if report_progress:
             progress.advance()
         try:
-            contracts.append((f, load_contract(f, ctx.config.root)))
+            resolved = f.resolve()
+            shown = display_path(f, ctx.config.root, resolved)
+            text = ctx.texts.pop(f, None)
+            if text is None:
+                text = read_text(f, shown)
+            key: str | None = None
+            entry: Entry | None = None
+            if cache is not None and (
+                ctx.base is None or (ctx.skip_unchanged and ctx.base.unchanged(resolved))
+            ):  # a contract the pull request changes is evaluated with its base: not cached
+                from streamwarden.cache import file_key
+
+                key = file_key(cache.context, shown, resolved, text)
+                entry = cache.lookup(key, ctx.now)
+                if entry is not None and not selfcheck.enabled():
+                    out.append(_from_entry(f, entry, ctx))
+                    continue
+            contracts.append((f, load_contract(f, ctx.config.root, text=text), key, entry))
         except ContractErrors as exc:
             errors.extend(exc.errors)
         except StreamwardenError as exc:
             errors.append(exc)
-    live = ctx.live_facts([c for _, c in contracts])
-    for (f, contract), extra in zip(contracts, live, strict=True):
+    live = ctx.live_facts([c for _, c, _, _ in contracts])
+    for (f, contract, key, entry), extra in zip(contracts, live, strict=True):
+        deps = None
+        if cache is not None and key is not None:  # hashed before they are read: a later edit is a miss
+            from streamwarden.cache import deployment_paths
+
+            deps = cache.deps_of(deployment_paths(contract.data, contract.path))
         facts = gather_static_facts(contract, ctx.config.root, ctx.config.flink_known_keys)
         facts.update(extra)
         base_doc = ctx.base.document(contract.name, contract.path, contract.data) if ctx.base is not None else None
         doc = build_input(contract, facts, ctx.now, ctx.options.environment, ctx.options.mode, base_doc)
         if base_doc is not None and ctx.skip_unchanged and ctx.base is not None and ctx.base.unchanged(contract.path):
-            found = evaluate_contract(engine, policy_set, contract, {**doc, "base": None})
+            evaluated = {**doc, "base": None}
         else:
-            found = evaluate_contract(engine, policy_set, contract, doc)
+            evaluated = doc
+        found = evaluate_contract(engine, policy_set, contract, evaluated)
+        if cache is not None and key is not None and deps is not None:
+            _remember(cache, key, entry, deps, contract, evaluated, found, ctx)
         if base_doc is None:
             apply_waivers(found, contract.data)
         else:  # the base's waivers are the ones in force in a pull request
             base_waivers = (base_doc.get("contract") or {}).get("waivers") or []
             apply_waivers(found, contract.data, trusted=base_waivers, now_ms=ctx.now)
         ref = PipelineRef(contract.name, contract.file)
-        out.append((f, ref, found, doc if keep_inputs else None, contract.line_of("metadata.name")))
-    return out, errors
+        out.append((f, ref, found, doc if ctx.keep_inputs else None, contract.line_of("metadata.name")))
+
+
+def _remember(
+    cache: ResultCache,
+    key: str,
+    hit: Entry | None,
+    deps: list[tuple[str, str]],
+    contract: Contract,
+    evaluated: dict[str, Any],
+    found: list[Finding],
+    ctx: _RunContext,
+) -> None:
+    """Store a contract's findings (before waivers are applied); in self-check mode, a hit must
+    equal what was just computed."""
+    from streamwarden.cache import Entry, finding_to_json, timing_for
+
+    files = [f.display for f in ctx.policy_set().files_for(evaluated)]
+    entry = Entry(
+        name=contract.name,
+        file=contract.file,
+        name_line=contract.line_of("metadata.name"),
+        waivers=list(contract.data.get("waivers") or []),
+        findings=found,
+        deps=deps,
+        timing=timing_for(cache.context, contract.data, files, ctx.now),
+    )
+    if hit is None:
+        cache.store(key, entry)
+        return
+    cached = (hit.name, hit.file, hit.name_line, hit.waivers, [finding_to_json(f) for f in hit.findings])
+    fresh = (entry.name, entry.file, entry.name_line, entry.waivers, [finding_to_json(f) for f in found])
+    if cached != fresh:
+        raise selfcheck.SelfCheckError(
+            f"the result cache returned a stale result for {contract.file}: cached {cached!r}, computed {fresh!r}"
+        )
+
+
+def _from_entry(f: Path, entry: Entry, ctx: _RunContext) -> _Checked:
+    """A cache hit: the stored findings, with the waivers in force applied as for a fresh result."""
+    found = entry.findings
+    waivers = {"waivers": entry.waivers}
+    if ctx.base is None:
+        apply_waivers(found, waivers)
+    else:  # an unchanged contract: its base version is itself, so are the waivers in force
+        apply_waivers(found, waivers, trusted=entry.waivers, now_ms=ctx.now)
+    return (f, PipelineRef(entry.name, entry.file), found, None, entry.name_line)
 
 
 def _duplicate_name(ref: PipelineRef, first: PipelineRef, line: int) -> InputError:

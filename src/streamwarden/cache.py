@@ -1,0 +1,469 @@
+"""The result cache of ``check --cache DIR``: a contract's findings, reused while nothing they
+depend on has changed.
+
+What a result depends on, and so what its key holds (``Context`` for the run's part, ``file_key``
+for the contract's):
+
+- the contract's text and where it is (its path as shown, and as resolved: deployment paths are
+  relative to it);
+- every file it reads: the deployment files ``job.deployment`` names are recorded with their
+  content hash (or that they are missing) and hashed again on every lookup;
+- the policy set (the source of every built-in and custom file, as loaded: in a pull request the
+  trusted ref's), the engine and its version, streamwarden's version and the hash of its own
+  package files (schemas and key lists included), the repository root, ``flink.known_keys``;
+- time: a result that a policy computed from ``input.now_ms`` is valid only as of the same time.
+  The built-in pack of a static check reads it in one place, waiver expiry (SW-WAIVER-001): the
+  entry records, for each waiver's end, whether it had passed, and is reused only while each
+  still has or has not (an expired waiver's finding shows ``now_ms`` itself: such an entry needs
+  the same ``now``, i.e. a ``--now`` replay). Any other policy file that mentions ``now`` and is
+  evaluated for the contract (a custom one, or a live rule) makes the entry valid for that exact
+  ``now_ms`` only.
+
+Not cached: live facts (a run with ``--env`` neither reads nor writes the cache), a contract that
+does not load (its errors are reported afresh), a contract a pull request changes (its base and
+history are part of its input; an unchanged one under unchanged policies is evaluated without its
+base, so its entry is the plain check's), runs that keep every input document (``diff``).
+
+Entries are data, never code: one JSON file each, checked field by field when read (a file that
+is not a valid entry for its key is a miss and is overwritten), written to a temporary file and
+renamed into place, and read without following symbolic links. The directory is bounded
+(``MAX_ENTRIES``; the entries used least recently go first). A cache directory with files that git
+tracks is not used: a commit cannot plant results. In self-check mode
+(``STREAMWARDEN_SELF_CHECK=1``) every hit is evaluated again and a difference is an error.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import json
+import os
+import re
+import stat
+import subprocess
+import tempfile
+import time
+from collections.abc import Iterable
+from dataclasses import dataclass, field, fields
+from pathlib import Path
+from typing import Any
+
+from streamwarden import __version__
+from streamwarden.findings import Finding
+
+FORMAT = "streamwarden-cache/1"
+DEFAULT_DIR = ".streamwarden-cache"
+MAX_ENTRIES = 20_000  # about 3 KB each: a few tens of MB at most
+MAX_ENTRY_BYTES = 4 * 1024 * 1024
+_EVICT_SLACK = 0.1  # evict down to 90% of MAX_ENTRIES, so eviction does not run on every write
+_WAIVER_PACKAGE = "streamwarden.waiver"
+# a policy that reads the time: input.now_ms (the only time a policy has), time.now_ns (refused in
+# custom files, never in built-in ones)
+_NOW = re.compile(r"now_(?:ms|ns)")  # built-in: reads now_ms only against waivers' expires_end_ms
+
+
+def _sha(*parts: str | bytes) -> str:
+    h = hashlib.sha256()
+    for p in parts:
+        b = p.encode("utf-8", "surrogatepass") if isinstance(p, str) else p
+        h.update(len(b).to_bytes(8, "big"))
+        h.update(b)
+    return h.hexdigest()
+
+
+_TOOL: str | None = None
+
+
+def tool_fingerprint() -> str:
+    """streamwarden's version and the names, sizes and modification times of its own files (code,
+    schemas, key lists): a development checkout invalidates its cache on every edit, not only on a
+    release (the stat of ~150 files; hashing their bytes would cost more than a warm run)."""
+    global _TOOL
+    if _TOOL is None:
+        from streamwarden.resources import schema_dir
+
+        h = hashlib.sha256(__version__.encode())
+        for top in (Path(__file__).resolve().parent, schema_dir()):
+            for dirpath, dirnames, filenames in os.walk(top):
+                dirnames[:] = sorted(d for d in dirnames if d != "__pycache__")
+                for name in sorted(filenames):
+                    if name.endswith((".py", ".json", ".rego", ".txt")):
+                        st = os.stat(os.path.join(dirpath, name))
+                        h.update(f"{dirpath}/{name}\0{st.st_size}\0{st.st_mtime_ns}\0".encode())
+        _TOOL = f"{__version__}:{h.hexdigest()}"
+    return _TOOL
+
+
+def engine_fingerprint(name: str, options: dict[str, Any]) -> str:
+    version = "unknown"
+    if name == "regorus":
+        try:
+            from importlib.metadata import version as dist_version
+
+            version = dist_version("gordon-to-regorus")
+        except Exception:
+            pass
+    return json.dumps({"engine": name, "version": version, "options": options}, sort_keys=True, default=str)
+
+
+@dataclass
+class Context:
+    """The run's part of every key."""
+
+    key: str
+    # policy files (display names) whose source mentions ``now``; the built-in waiver package aside
+    time_relative: frozenset[str]
+
+
+def make_context(
+    *,
+    policy_files: Iterable[Any],
+    engine: str,
+    engine_options: dict[str, Any],
+    root: Path,
+    known_keys: Iterable[str],
+    mode: str,
+) -> Context:
+    parts: list[str] = [FORMAT, tool_fingerprint(), engine_fingerprint(engine, engine_options)]
+    parts += [str(root.resolve()), json.dumps(sorted(known_keys)), mode]
+    relative: set[str] = set()
+    for f in policy_files:
+        parts += [f.display, f.package, "builtin" if f.builtin else "custom", f.source]
+        if _NOW.search(f.source) and not (f.builtin and f.package == _WAIVER_PACKAGE):
+            relative.add(f.display)
+    return Context(key=_sha(*parts), time_relative=frozenset(relative))
+
+
+def file_key(context: Context, shown: str, resolved: Path, text: str) -> str:
+    return _sha(context.key, shown, str(resolved), text)
+
+
+def deployment_paths(contract_data: dict[str, Any], contract_path: Path) -> list[str]:
+    """The files ``job.deployment`` names, as the deployment gatherer opens them."""
+    job = contract_data.get("job")
+    entries = job.get("deployment") if isinstance(job, dict) else None
+    if isinstance(entries, str):
+        entries = [entries]
+    if not isinstance(entries, list):
+        return []
+    base = contract_path.parent
+    return [str(base / e) for e in entries if isinstance(e, str) and e.strip()]
+
+
+def file_state(path: str) -> str:
+    """What a dependency holds: the hash of its bytes, ``missing`` or ``other`` (not a regular
+    file, unreadable); its resolved location is part of it (a symbolic link moved elsewhere)."""
+    try:
+        resolved = os.path.realpath(path)
+        st = os.stat(resolved)
+    except OSError:
+        return "missing"
+    if not stat.S_ISREG(st.st_mode):
+        return "other"
+    try:
+        with open(resolved, "rb") as fh:
+            data = fh.read()
+    except OSError:
+        return "other"
+    return _sha(resolved, data)
+
+
+@dataclass
+class Timing:
+    """How a result depends on ``now``: not at all, on which waiver ends have passed, or exactly."""
+
+    exact_now: int | None = None
+    thresholds: list[tuple[int, bool]] = field(default_factory=list)
+
+    def holds(self, now: int) -> bool:
+        if self.exact_now is not None and self.exact_now != now:
+            return False
+        return all((now >= end) == passed for end, passed in self.thresholds)
+
+
+def timing_for(context: Context, contract_data: dict[str, Any], evaluated: Iterable[str], now: int) -> Timing:
+    """``evaluated``: the display names of the policy files selected for the contract's input."""
+    thresholds: list[tuple[int, bool]] = []
+    waivers = contract_data.get("waivers")
+    for w in waivers if isinstance(waivers, list) else []:
+        end = w.get("expires_end_ms") if isinstance(w, dict) else None
+        if isinstance(end, int) and not isinstance(end, bool):
+            thresholds.append((end, now >= end))
+    exact = any(passed for _, passed in thresholds) or any(d in context.time_relative for d in evaluated)
+    return Timing(exact_now=now if exact else None, thresholds=thresholds)
+
+
+@dataclass
+class Entry:
+    name: str
+    file: str
+    name_line: int
+    waivers: list[Any]
+    findings: list[Finding]
+    deps: list[tuple[str, str]]
+    timing: Timing
+
+
+_FINDING_FIELDS = [f.name for f in fields(Finding)]
+_STR = {"pipeline", "rule", "severity", "title", "message", "path", "source", "remediation", "fingerprint"}
+
+
+def finding_to_json(f: Finding) -> dict[str, Any]:
+    return {name: getattr(f, name) for name in _FINDING_FIELDS}
+
+
+def _finding_from_json(d: Any) -> Finding:
+    if not isinstance(d, dict) or set(d) != set(_FINDING_FIELDS):
+        raise ValueError("finding fields")
+    for name in _STR:
+        if not isinstance(d[name], str):
+            raise ValueError(name)
+    if d["file"] is not None and not isinstance(d["file"], str):
+        raise ValueError("file")
+    if d["line"] is not None and (not isinstance(d["line"], int) or isinstance(d["line"], bool)):
+        raise ValueError("line")
+    if d["severity"] not in ("error", "warning", "info") or not isinstance(d["evidence"], dict):
+        raise ValueError("severity/evidence")
+    if d["waived"] is not False or d["baselined"] is not False or d["waiver"] is not None:
+        raise ValueError("waived before waivers are applied")
+    return Finding(**d)
+
+
+def _entry_to_json(key: str, e: Entry) -> str:
+    return json.dumps(
+        {
+            "format": FORMAT,
+            "key": key,
+            "name": e.name,
+            "file": e.file,
+            "name_line": e.name_line,
+            "waivers": e.waivers,
+            "deps": [list(d) for d in e.deps],
+            "exact_now": e.timing.exact_now,
+            "thresholds": [list(t) for t in e.timing.thresholds],
+            "findings": [finding_to_json(f) for f in e.findings],
+        },
+        sort_keys=True,
+        allow_nan=False,
+    )
+
+
+def _is_int(v: Any) -> bool:
+    return isinstance(v, int) and not isinstance(v, bool)
+
+
+def _entry_from_json(key: str, text: str) -> Entry:
+    d = json.loads(text)
+    if not isinstance(d, dict) or d.get("format") != FORMAT or d.get("key") != key:
+        raise ValueError("format or key")
+    name, file, line = d.get("name"), d.get("file"), d.get("name_line")
+    if not isinstance(name, str) or not isinstance(file, str) or not isinstance(line, int) or isinstance(line, bool):
+        raise ValueError("name")
+    waivers, deps, findings = d.get("waivers"), d.get("deps"), d.get("findings")
+    if not isinstance(waivers, list) or not isinstance(deps, list) or not isinstance(findings, list):
+        raise ValueError("lists")
+    if not all(isinstance(p, list) and len(p) == 2 and all(isinstance(x, str) for x in p) for p in deps):
+        raise ValueError("deps")
+    exact = d.get("exact_now")
+    if exact is not None and not _is_int(exact):
+        raise ValueError("exact_now")
+    thresholds = d.get("thresholds")
+    if not isinstance(thresholds, list) or not all(
+        isinstance(t, list) and len(t) == 2 and _is_int(t[0]) and isinstance(t[1], bool) for t in thresholds
+    ):
+        raise ValueError("thresholds")
+    return Entry(
+        name=name,
+        file=file,
+        name_line=line,
+        waivers=waivers,
+        findings=[_finding_from_json(f) for f in findings],
+        deps=[(p[0], p[1]) for p in deps],
+        timing=Timing(exact, [(t[0], t[1]) for t in thresholds]),
+    )
+
+
+@dataclass
+class Stats:
+    hits: int = 0
+    misses: int = 0
+    bypassed: int = 0
+    written: int = 0
+
+    def __str__(self) -> str:
+        hits = f"{self.hits} hit{'s' if self.hits != 1 else ''}"
+        return f"cache {hits}, {self.misses} miss{'es' if self.misses != 1 else ''}"
+
+
+class ResultCache:
+    """One cache directory; every failure to read or write it is a miss, never an error."""
+
+    def __init__(self, directory: Path, context: Context) -> None:
+        self.directory = directory
+        self.entries = directory / "v1"
+        self.context = context
+        self.stats = Stats()
+        self._states: dict[str, str] = {}
+
+    # -- opening --------------------------------------------------------------------------------
+
+    @staticmethod
+    def usable(directory: Path, root: Path) -> bool:
+        """The directory can be created and holds nothing git tracks (a commit cannot plant
+        entries; restoring it with actions/cache leaves its files untracked)."""
+        try:
+            directory.mkdir(parents=True, exist_ok=True)
+            if not directory.is_dir():
+                return False
+            marker = directory / ".gitignore"
+            if not marker.exists():
+                _write_atomic(marker, "# created by streamwarden: a result cache, never committed\n*\n")
+            tag = directory / "CACHEDIR.TAG"
+            if not tag.exists():
+                _write_atomic(
+                    tag,
+                    "Signature: 8a477f597d28d172789f06886806bc55\n# streamwarden result cache (check --cache)\n",
+                )
+        except OSError:
+            return False
+        return not _tracked(directory, root)
+
+    # -- dependencies ---------------------------------------------------------------------------
+
+    def state(self, path: str) -> str:
+        """A dependency's state, hashed once per run."""
+        s = self._states.get(path)
+        if s is None:
+            s = self._states[path] = file_state(path)
+        return s
+
+    def deps_of(self, paths: Iterable[str]) -> list[tuple[str, str]]:
+        return [(p, self.state(p)) for p in paths]
+
+    # -- lookup and store -----------------------------------------------------------------------
+
+    def _path(self, key: str) -> Path:
+        return self.entries / key[:2] / f"{key[2:]}.json"
+
+    def lookup(self, key: str, now: int) -> Entry | None:
+        entry = self._read(key)
+        if entry is not None and entry.timing.holds(now) and all(self.state(p) == s for p, s in entry.deps):
+            self.stats.hits += 1
+            with contextlib.suppress(OSError):
+                os.utime(self._path(key))  # recently used: evicted last
+            return entry
+        self.stats.misses += 1
+        return None
+
+    def _read(self, key: str) -> Entry | None:
+        path = self._path(key)
+        try:
+            fd = os.open(path, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0))
+        except OSError:
+            return None
+        try:
+            st = os.fstat(fd)
+            if not stat.S_ISREG(st.st_mode) or st.st_size > MAX_ENTRY_BYTES:
+                return None
+            with os.fdopen(fd, "rb", closefd=False) as fh:
+                raw = fh.read(MAX_ENTRY_BYTES + 1)
+            return _entry_from_json(key, raw.decode("utf-8"))
+        except (OSError, ValueError, TypeError, KeyError, UnicodeDecodeError, RecursionError):
+            return None  # a corrupt or foreign entry is a miss
+        finally:
+            os.close(fd)
+
+    def store(self, key: str, entry: Entry) -> None:
+        try:
+            text = _entry_to_json(key, entry)
+        except (TypeError, ValueError):
+            return  # a value JSON cannot hold exactly: not cached
+        if len(text) > MAX_ENTRY_BYTES:
+            return
+        path = self._path(key)
+        try:
+            _real_dir(self.entries)
+            _real_dir(path.parent)
+            _write_atomic(path, text)
+            self.stats.written += 1
+        except OSError:
+            pass
+
+    def finish(self) -> None:
+        """Evict the least recently used entries beyond MAX_ENTRIES (only when this run wrote)."""
+        if self.stats.written:
+            evict(self.entries, MAX_ENTRIES)
+
+
+def _real_dir(path: Path) -> None:
+    """Create ``path`` as a directory; one that is a symbolic link (or not a directory) is refused."""
+    with contextlib.suppress(FileExistsError):
+        os.mkdir(path)
+    st = os.lstat(path)
+    if not stat.S_ISDIR(st.st_mode):
+        raise OSError(f"{path} is not a directory")
+
+
+def _write_atomic(path: Path, text: str) -> None:
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".tmp-", suffix=".json")
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as fh:
+            fh.write(text)
+        os.replace(tmp, path)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(tmp)
+        raise
+
+
+def evict(entries: Path, limit: int) -> int:
+    """Remove the oldest entries (by modification time, which a hit refreshes) until at most
+    ``limit * (1 - slack)`` remain, when there are more than ``limit``; also stale temporary files."""
+    found: list[tuple[float, str]] = []
+    now = time.time()
+    try:
+        subdirs = list(os.scandir(entries))
+    except OSError:
+        return 0
+    for sub in subdirs:
+        if not sub.is_dir(follow_symlinks=False):
+            continue
+        try:
+            for e in os.scandir(sub.path):
+                if not e.is_file(follow_symlinks=False):
+                    continue
+                mtime = e.stat(follow_symlinks=False).st_mtime
+                if e.name.startswith(".tmp-"):
+                    if now - mtime > 3600:  # left by a killed run
+                        _unlink(e.path)
+                    continue
+                found.append((mtime, e.path))
+        except OSError:
+            continue
+    if len(found) <= limit:
+        return 0
+    found.sort()
+    excess = len(found) - int(limit * (1 - _EVICT_SLACK))
+    for _, p in found[:excess]:
+        _unlink(p)
+    return excess
+
+
+def _unlink(path: str) -> None:
+    with contextlib.suppress(OSError):
+        os.unlink(path)
+
+
+def _tracked(directory: Path, root: Path) -> bool:
+    """Whether git tracks any file under ``directory`` (outside a git work tree: no)."""
+    try:
+        proc = subprocess.run(
+            ["git", "ls-files", "-z", "--", str(directory.resolve())],
+            cwd=root,
+            capture_output=True,
+            timeout=30,
+            check=False,
+        )
+    except (OSError, subprocess.SubprocessError):
+        return False
+    return proc.returncode == 0 and bool(proc.stdout.strip(b"\0"))
