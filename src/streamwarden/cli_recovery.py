@@ -223,9 +223,27 @@ def _with_common(fn: Any) -> Any:
     return fn
 
 
-@click.command()
+ENVIRONMENT_HELP = (
+    "The environment (environments.NAME in streamwarden.yaml) must configure iceberg: the catalog the "
+    "contract's table.catalog names (the table's commits tell what a restore replays and where to roll "
+    "back; without it the gate denies). flink (REST) is optional: it names the latest savepoint or "
+    "retained checkpoint when --restore-from is not given. A source the environment does not configure "
+    "and the gate does not need is not missing; one it configures that cannot be read is (deny)."
+)
+
+
+@click.command(
+    help="Pre-deploy decision: may PIPELINE be restored (from --restore-from, else the savepoint or "
+    "retained checkpoint Flink names) into the live table of --env?\n\n"
+    "Exit codes: 0 allow; 1 deny (a rule failed, or a fact the gate needs could not be gathered: "
+    "the gate fails closed, so an unreadable savepoint, table or Flink is a deny, never an allow); "
+    "2 unusable input (invalid contract, unknown pipeline or environment, a --restore-from where "
+    "nothing exists, a bad flag).\n\n" + ENVIRONMENT_HELP + "\n\n"
+    "--format markdown adds the checkpoint-to-snapshot timeline as a Mermaid diagram (GitHub renders "
+    "it in pull-request comments and job summaries)."
+)
 @_with_common
-@click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text", show_default=True)
+@click.option("--format", "fmt", type=click.Choice(["text", "json", "markdown"]), default="text", show_default=True)
 @handle_errors
 def gate(
     pipeline: str,
@@ -241,8 +259,8 @@ def gate(
     now: str | None,
     fmt: str,
 ) -> None:
-    """Pre-deploy decision: may PIPELINE be restored (from --restore-from) in --env? 0 allow, 1 deny."""
     from streamwarden.gate import render_json, render_text, run_gate
+    from streamwarden.gate_markdown import render_markdown
 
     config = _config(config_path)
     result = run_gate(
@@ -257,11 +275,25 @@ def gate(
         engine=engine,
         engine_options=_engine_options(engine, opa_url),
     )
-    _write(json_text(render_json(result)) if fmt == "json" else log_text(render_text(result)), output)
+    if fmt == "json":
+        text = json_text(render_json(result))
+    else:
+        text = log_text(render_markdown(result) if fmt == "markdown" else render_text(result))
+    _write(text, output)
     sys.exit(result.exit_code)
 
 
-@click.command()
+@click.command(
+    help="The recovery evidence record of PIPELINE in --env, for an incident: the savepoint or "
+    "checkpoint to restore, the table snapshot that matches it, what the restart replays and whether "
+    "that duplicates rows, the rollback target with its commands, the consumers to tell, the code "
+    "version; its verdict is the gate's own decision and reasons. Markdown (with the checkpoint-to-"
+    "snapshot timeline as a Mermaid diagram) or JSON.\n\n"
+    "Exit codes: 0 the record was written, whatever its verdict (a deny is in the record; it fails "
+    "closed as the gate does: a fact that could not be gathered is a reason to deny); 2 unusable input "
+    "(invalid contract, unknown pipeline or environment, a --restore-from where nothing exists, a bad "
+    "flag). Use gate for a decision by exit code.\n\n" + ENVIRONMENT_HELP
+)
 @_with_common
 @click.option("--since", "since", metavar="TIME", help="Incident start: RFC 3339 time or a duration ago (6h).")
 @click.option("--format", "fmt", type=click.Choice(["markdown", "json"]), default="markdown", show_default=True)
@@ -281,7 +313,6 @@ def evidence(
     since: str | None,
     fmt: str,
 ) -> None:
-    """The recovery evidence record of PIPELINE in --env (markdown or json)."""
     from streamwarden.evidence import build_evidence, render_json, render_markdown
 
     config = _config(config_path)

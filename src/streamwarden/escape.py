@@ -12,6 +12,8 @@ must never act as a command, markup or a terminal control where streamwarden pri
 - XML (JUnit): character references for ``\\r``, DEL/C1, a line-leading ``::`` and ``##[``.
 - Markdown (the pull-request comment, the job summary, review and evidence documents):
   :func:`cell` for free text, :func:`code` for a code span; no HTML, no links, no @-mentions.
+- Mermaid (the checkpoint ↔ snapshot timeline in the Markdown of ``gate`` and ``evidence``):
+  :func:`mermaid_label` for every node and edge label; node ids are our own.
 - A GitHub annotation (``--format github``): :func:`annotation_data` / :func:`annotation_property`,
   the runner's own escapes for ``%``, ``\\r``, ``\\n`` (and ``:``, ``,`` in properties).
 """
@@ -137,3 +139,26 @@ def code(text: object) -> str:
     fence = "`" * (longest + 1)
     pad = " " if s.startswith("`") or s.endswith("`") or longest else ""
     return f"{fence}{pad}{s}{pad}{fence}"
+
+
+# --- Mermaid (diagrams in the Markdown of gate and evidence) -------------------------------------
+
+# Inside a quoted Mermaid label, "#name;" / "#123;" are entity codes and a quote ends the label;
+# brackets, braces, parentheses, pipes and backticks would start shapes, edge labels or Markdown
+# strings once a quote is broken. Each becomes a numeric entity code, "#" first of all (so a value
+# that already holds "#quot;" shows as written); newlines and controls are already gone.
+_MERMAID = re.compile(r"[#\"&<>\[\](){}|`]")
+MERMAID_PART_CAP = 120
+
+
+def mermaid_label(*lines: object) -> str:
+    """A quoted Mermaid node or edge label, one escaped line per argument (joined with ``<br/>``):
+    each line on one line (controls shown escaped), at most 120 characters, and every character
+    that could end the quotes, open a shape or start an entity written as ``#<code>;``."""
+    parts = []
+    for line in lines:
+        s = _plain(line)
+        if len(s) > MERMAID_PART_CAP:
+            s = s[: MERMAID_PART_CAP - 1] + "…"
+        parts.append(_MERMAID.sub(lambda m: f"#{ord(m.group())};", s))
+    return '"' + "<br/>".join(parts) + '"'

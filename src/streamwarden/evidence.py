@@ -23,6 +23,7 @@ from streamwarden.facts.recovery import RecoveryFacts, gather_recovery
 from streamwarden.facts.restore import rollback_commands
 from streamwarden.findings import Finding
 from streamwarden.gate import GateResult, decide, find_contract, source_status
+from streamwarden.timeline import recovery_timeline
 
 SINCE_CAP = 200
 
@@ -256,8 +257,11 @@ def render_markdown(record: EvidenceRecord) -> str:
     ]
     out += [f"- `{r['rule']}` {r['message']}" for r in d["verdict"]["reasons"]]
     out += [f"- `{r['rule']}` ({r['severity']}) {r['message']}" for r in d["verdict"]["warnings"]]
-    out += ["", "## Savepoint or checkpoint to restore", ""]
     cand = d["candidate"]
+    if cand and cand.get("available"):
+        plan = (d["table"] or {}).get("plan")
+        out += ["", "## Timeline", "", *recovery_timeline({**cand, "table": plan})]
+    out += ["", "## Savepoint or checkpoint to restore", ""]
     if cand is None:
         out.append("None given (`--restore-from`) and none found in Flink's checkpoint history.")
     elif not cand["available"]:
