@@ -93,10 +93,24 @@ deny contains f if {
 	f := {
 		"rule": "SW-WAIVER-001",
 		"message": sprintf(
-			"waiver %d names rule %s, which no loaded policy defines: it waives nothing; fix the rule id",
-			[idx, lib.quote(rule)],
+			"waiver %d names rule %s, which no loaded policy defines: it waives nothing; fix the rule id%s",
+			[idx, lib.quote(rule), _did_you_mean(rule, known)],
 		),
 		"path": sprintf("waivers[%d].rule", [idx]),
 		"evidence": {"waiver_index": idx, "rule": rule, "problem": "unknown_rule"},
 	}
 }
+
+# A known id that differs from a waiver's rule only in case, separators or leading zeros of its
+# number (SW-RET-02, sw-ret-002, SW_RET_2 -> SW-RET-002), for the message.
+_did_you_mean(rule, known) := sprintf(" (did you mean %s?)", [guesses[0]]) if {
+	is_string(rule)
+	guesses := sort([k | some k in known; is_string(k); _id_key(k) == _id_key(rule)])
+	count(guesses) > 0
+} else := ""
+
+_id_key(id) := [concat("-", array.slice(parts, 0, count(parts) - 1)), trim_left(parts[count(parts) - 1], "0")] if {
+	parts := split(upper(replace(replace(trim_space(id), "_", "-"), " ", "-")), "-")
+	count(parts) > 1
+}
+

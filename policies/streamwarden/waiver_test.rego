@@ -117,6 +117,37 @@ test_waiver001_unknown_rule if {
 	contains(f.message, `names rule "SW-CKPT-999", which no loaded policy defines`)
 }
 
+test_waiver001_unknown_rule_without_a_near_id_has_no_guess if {
+	inp := _t_input([object.union(_t_waiver, {"rule": "SW-CKPT-999"})], 0)
+	findings := deny with input as inp with data.catalog.rule_ids as _t_catalog
+	some f in findings
+	f.rule == "SW-WAIVER-001"
+	endswith(f.message, "fix the rule id")
+}
+
+test_waiver001_unknown_rule_names_the_near_known_id if {
+	every written in ["SW-RET-02", "SW-RET-2", "sw-ret-002", "SW_RET_002", " SW-RET-0002 "] {
+		_t_guess(written) == "SW-RET-002"
+	}
+}
+
+_t_guess(written) := guess if {
+	inp := _t_input([object.union(_t_waiver, {"rule": written})], 0)
+	findings := deny with input as inp with data.catalog.rule_ids as _t_catalog
+	[f] := [x | some x in findings; x.path == "waivers[0].rule"]
+	f.evidence == {"waiver_index": 0, "rule": written, "problem": "unknown_rule"}
+	endswith(f.message, "fix the rule id (did you mean SW-RET-002?)")
+	guess := "SW-RET-002"
+}
+
+test_waiver001_a_rule_that_is_not_a_string_gets_no_guess if {
+	inp := _t_input([object.union(_t_waiver, {"rule": 2})], 0)
+	findings := deny with input as inp with data.catalog.rule_ids as _t_catalog
+	some f in findings
+	f.path == "waivers[0].rule"
+	endswith(f.message, "fix the rule id")
+}
+
 test_waiver001_rule_ids_are_case_sensitive if {
 	inp := _t_input([object.union(_t_waiver, {"rule": "sw-ret-002"})], 0)
 	findings := deny with input as inp with data.catalog.rule_ids as _t_catalog
