@@ -27,14 +27,28 @@ $(VENV)/.installed: pyproject.toml
 setup: $(VENV)/.installed .cache/npm/.installed
 
 # The README's first command: the example contracts checked with the embedded defaults (regorus,
-# a local SQLite Iceberg catalog, local Spark). Runtime extras only; the lake in
-# contracts/examples/.lake is rebuilt each time (fresh as of now). The check exits 1, so make
-# reports "Error 1": two of the examples are broken on purpose.
+# a local SQLite Iceberg catalog, local Spark), then a savepoint recorded from a real Flink job
+# inspected and gated (no Flink cluster needed). Runtime extras only; the lake in
+# contracts/examples/.lake is rebuilt each time (fresh as of now) and dates the recorded savepoints
+# in .lake/savepoints. Each step prints its exit code and the one it must have: check 1 (two of
+# the examples are broken on purpose), inspect 0, the gate 0 (allow) for the running job's
+# savepoint and 1 (deny, SW-STATE-009) for a build whose dedup uid the contract does not declare.
+# The recipe fails only when a step exits otherwise.
+SW_DEMO = SPARK_LOCAL_IP=$${SPARK_LOCAL_IP:-127.0.0.1} $(abspath $(VENV))/bin/streamwarden
+# $(1): the exit code the step must have; $(2): the arguments, run in contracts/examples
+define demo_step
+	@cd contracts/examples && echo '$$ streamwarden $(2)' && $(SW_DEMO) $(2); rc=$$?; \
+	  echo "=> exit $$rc (expected $(1))"; echo; test $$rc -eq $(1)
+endef
+
 demo:
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
 	$(PIP) install -e ".[iceberg,spark]"
 	$(PY) scripts/make_example_lake.py
-	cd contracts/examples && SPARK_LOCAL_IP=$${SPARK_LOCAL_IP:-127.0.0.1} $(abspath $(VENV))/bin/streamwarden check --env local
+	$(call demo_step,1,check --env local)
+	$(call demo_step,0,savepoint inspect orders-enrichment/savepoints/before-rename/savepoint-* --contract orders-enrichment/contract.yaml)
+	$(call demo_step,0,gate orders-enrichment --env local --restore-from .lake/savepoints/before-rename/savepoint-*)
+	$(call demo_step,1,gate orders-enrichment --env local --restore-from .lake/savepoints/dedup-typo/savepoint-*)
 
 # The Flink test cluster lives in its own venv (apache-flink cannot share one with pyiceberg);
 # installing it ahead of pytest keeps the first cluster test from paying for it.

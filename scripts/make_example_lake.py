@@ -21,6 +21,13 @@ LAST_COMMIT_AGO before ``--now``, so the pipelines' freshness promises hold at t
   one checkpoint twice with the same data files (SW-TABLE-008, SW-TABLE-011), so that
   checkpoint's payment_ids are live twice (SW-DATA-002).
 
+The savepoints recorded from a real Flink job for orders-enrichment
+(``orders-enrichment/savepoints/``, see its README and scripts/record_example_savepoints.py) are
+tied in: its table history is committed by the recorded job (its job id), the savepoint of
+``before-rename`` 3 checkpoints before the newest commit, and each recorded ``_metadata`` is
+copied to ``.lake/savepoints/`` dated as of that commit (the gate reads a savepoint's age from
+the file's modification time), so ``streamwarden gate`` restores from them as of now.
+
 Usage: ``python scripts/make_example_lake.py [--root contracts/examples] [--env local] [--now RFC3339]``.
 Needs ``streamwarden[iceberg]`` (pyiceberg with pyiceberg-core: the tables are partitioned by
 transforms). Rows are few (about 500 to 800 a table) and the data is seeded: reruns give the same
@@ -30,7 +37,10 @@ rows and ids, with timestamps relative to ``--now``.
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import datetime as dt
+import json
+import os
 import random
 import shutil
 import sys
@@ -56,6 +66,10 @@ HOUR_MS = 60 * MINUTE_MS
 DAY_MS = 24 * HOUR_MS
 LAST_COMMIT_AGO_MS = 45 * SECOND_MS  # the newest Flink commit, before --now
 CHECKPOINTS = 20  # checkpoints each job commits
+REPLAYED = 3  # commits of orders-enrichment after the checkpoint of its recorded savepoint
+RECORDED = Path("orders-enrichment") / "savepoints"  # under --root: origin.json and the _metadata files
+RECORDED_ALLOW = "before-rename"  # the recording whose job commits the orders table
+SAVEPOINTS_DIR = Path(".lake") / "savepoints"  # under --root: where the recordings are placed, dated
 SEED = 20261125
 HERE = Path(__file__).resolve().parent
 DEFAULT_ROOT = HERE.parent / "contracts" / "examples"
@@ -178,6 +192,7 @@ class Pipeline:
     first_checkpoint: int
     history: Callable[[Pipeline, dict[str, Any], int, random.Random], list[Commit]]
     story: str
+    job: str | None = None  # the job id of the commits (default: derived from the pipeline name)
 
 
 def job_id(name: str) -> str:
@@ -215,7 +230,7 @@ PROMOS = ("WELCOME10", "BLACKFRIDAY", "FREESHIP", "LOYAL5")
 
 
 def orders_history(p: Pipeline, contract: dict[str, Any], now_ms: int, rng: random.Random) -> list[Commit]:
-    job = job_id(contract["metadata"]["name"])
+    job = p.job or job_id(contract["metadata"]["name"])
     operator = operator_id(p.committer_uid)
     interval = int(contract["checkpoint"]["interval"])
     next_order = 90_412_000
@@ -443,6 +458,46 @@ def check_created(table: Any, contract_table: Mapping[str, Any]) -> None:
         raise SystemExit(f"{contract_table['identifier']}: field ids {live} differ from the contract's {wanted}")
 
 
+def recorded_savepoints(root: Path) -> dict[str, Any] | None:
+    """``origin.json`` of the savepoints recorded for orders-enrichment, if they are there."""
+    origin = root / RECORDED / "origin.json"
+    if not origin.is_file():
+        return None
+    doc: dict[str, Any] = json.loads(origin.read_text(encoding="utf-8"))
+    return doc
+
+
+def with_recording(p: Pipeline, origin: Mapping[str, Any] | None) -> Pipeline:
+    """orders-enrichment committed by the recorded job, its savepoint REPLAYED commits before the newest."""
+    if origin is None or p.directory != "orders-enrichment":
+        return p
+    recorded = origin["savepoints"][RECORDED_ALLOW]
+    first = int(recorded["checkpoint_id"]) - (CHECKPOINTS - 1 - REPLAYED)
+    if first < 1:
+        raise SystemExit(f"{RECORDED}/origin.json: checkpoint {recorded['checkpoint_id']} is too early, re-record it")
+    return dataclasses.replace(p, job=str(recorded["job_id"]), first_checkpoint=first)
+
+
+def place_savepoints(root: Path, origin: Mapping[str, Any], commits: Sequence[Commit]) -> list[str]:
+    """Copy each recorded ``_metadata`` to ``.lake/savepoints/<directory>/``, dated as of the commit
+    of the allow case's checkpoint (a restore's age is the file's modification time)."""
+    checkpoint = str(origin["savepoints"][RECORDED_ALLOW]["checkpoint_id"])
+    at = next(c.at_ms for c in commits if c.properties.get("flink.max-committed-checkpoint-id") == checkpoint)
+    target = root / SAVEPOINTS_DIR
+    shutil.rmtree(target, ignore_errors=True)
+    lines = []
+    for case, rec in origin["savepoints"].items():
+        dest = target / rec["directory"]
+        dest.mkdir(parents=True)
+        shutil.copyfile(root / RECORDED / rec["directory"] / "_metadata", dest / "_metadata")
+        os.utime(dest / "_metadata", (at / 1000, at / 1000))
+        lines.append(
+            f"    savepoint {SAVEPOINTS_DIR / rec['directory']} ({case}: job {rec['job_id']}, checkpoint "
+            f"{rec['checkpoint_id']}), dated {ts(at).isoformat(timespec='seconds')}; gate: {rec['gate']}"
+        )
+    return lines
+
+
 def build(root: Path, env_name: str, now_ms: int) -> list[str]:
     """Create the three example tables under ``root``; returns one summary line per table."""
     from pyiceberg.catalog import load_catalog
@@ -451,7 +506,8 @@ def build(root: Path, env_name: str, now_ms: int) -> list[str]:
     catalogs = (config.environment(env_name).get("iceberg") or {}).get("catalogs") or {}
     lines: list[str] = []
     opened: dict[str, tuple[Any, Path | None]] = {}
-    for p in PIPELINES:
+    origin = recorded_savepoints(root)
+    for p in (with_recording(p, origin) for p in PIPELINES):
         contract = load_contract(root / p.directory / "contract.yaml", root).data
         t = contract["table"]
         name = str(t["catalog"])
@@ -492,6 +548,8 @@ def build(root: Path, env_name: str, now_ms: int) -> list[str]:
         )
         lines.append(f"    {p.story}")
         lines += [f"    snapshot {ids[i]}: {c.note}" for i, c in enumerate(commits) if c.note]
+        if origin is not None and p.job is not None:
+            lines += place_savepoints(root, origin, commits)
     return lines
 
 

@@ -33,7 +33,7 @@ def render_markdown(result: GateResult) -> str:
         out += [
             f"- {code(sp.get('location'))} ({cell(sp.get('source'))})",
             f"- {cell(sp.get('kind') or 'snapshot')} of checkpoint **{cell(sp.get('checkpoint_id'))}**, "
-            f"_metadata v{cell(sp.get('version'))}, {cell(sp.get('stateful_operators'))} stateful operators",
+            f"`_metadata` v{cell(sp.get('version'))}, {cell(sp.get('stateful_operators'))} stateful operators",
         ]
         plan = sp.get("table") or {}
         if plan.get("status") in ("behind", "current"):
