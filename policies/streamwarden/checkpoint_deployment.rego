@@ -27,7 +27,7 @@ deny contains f if {
 	)
 }
 
-_dep_interval_says(e) := sprintf("sets %s to %v at %s:%v", [e.key, e.raw, e.file, e.line]) if {
+_dep_interval_says(e) := sprintf("sets %s to %v at %s:%v", [dep.written(e), e.raw, e.file, e.line]) if {
 	e.default == false
 } else := "leaves execution.checkpointing.interval unset (Flink's default: no periodic checkpoints)"
 

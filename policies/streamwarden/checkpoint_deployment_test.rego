@@ -153,7 +153,7 @@ test_dep_ckpt_004_local_directories if {
 		[f] := dep.fx_of("SW-CKPT-004", fs)
 		f.path == "execution.checkpointing.dir"
 		f.value == dir
-		contains(f.message, "sets state.checkpoints.dir to")
+		contains(f.message, "sets state.checkpoints.dir (execution.checkpointing.dir in Flink 2.x) to")
 	}
 }
 

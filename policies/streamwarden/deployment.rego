@@ -44,8 +44,19 @@ show(v, type) := "unset" if {
 	type == "duration"
 } else := sprintf("%v", [v])
 
+# written(e): the key as the file writes it, with its Flink 2.x name beside it when the file
+# uses a deprecated one ("state.checkpoints.dir (execution.checkpointing.dir in Flink 2.x)") or
+# an operator field ("spec.job.parallelism (Flink's parallelism.default)").
+written(e) := sprintf(_written_form(e.key), [e.key, names[0]]) if {
+	e.default == false
+	names := sort([k | some k, c in facts.config; c == e; k != e.key])
+	count(names) == 1
+} else := e.key
+
+_written_form(key) := "%s (Flink's %s)" if startswith(key, "spec.") else := "%s (%s in Flink 2.x)"
+
 # repo_says(e, type): what the repository does with a key, for messages.
-repo_says(e, type) := sprintf("sets %s to %s at %s:%v", [e.key, show(e.value, type), e.file, e.line]) if {
+repo_says(e, type) := sprintf("sets %s to %s at %s:%v", [written(e), show(e.value, type), e.file, e.line]) if {
 	e.default == false
 } else := sprintf("leaves %s unset, so Flink uses its default %s", [e.key, show(e.value, type)])
 

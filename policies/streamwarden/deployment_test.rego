@@ -245,7 +245,19 @@ test_deploy_005_backend_differs if {
 	[f] := fx_of("SW-DEPLOY-005", fs)
 	f.path == "state.backend.type"
 	f.line == 21
-	contains(f.message, "the contract says rocksdb (state.backend) but the repository sets state.backend to hashmap")
+	contains(f.message, "the contract says rocksdb (state.backend) but the repository sets state.backend (state.backend.type in Flink 2.x) to hashmap")
+}
+
+test_deploy_005_names_the_key_as_written_and_its_2x_name if {
+	old := deny with input as fx_input(fx_contract, {"execution.checkpointing.dir": fx_set("state.checkpoints.dir", "s3://other/orders", 17)})
+	[f] := fx_of("SW-DEPLOY-005", old)
+	f.path == "execution.checkpointing.dir"
+	f.evidence.deployment_key == "state.checkpoints.dir"
+	contains(f.message, "sets state.checkpoints.dir (execution.checkpointing.dir in Flink 2.x) to s3://other/orders at ")
+	new := deny with input as fx_input(fx_contract, {"execution.checkpointing.dir": fx_set("execution.checkpointing.dir", "s3://other/orders", 17)})
+	[g] := fx_of("SW-DEPLOY-005", new)
+	contains(g.message, "sets execution.checkpointing.dir to s3://other/orders at ")
+	not contains(g.message, "in Flink 2.x")
 }
 
 test_deploy_005_default_backend_points_at_the_anchor if {

@@ -154,7 +154,7 @@ test_dep_state_012_cr_allow_non_restored_state if {
 	[f] := dep.fx_of("SW-STATE-012", fs)
 	f.line == 44
 	f.path == _dep_t_ignore
-	contains(f.message, "sets spec.job.allowNonRestoredState to true at deploy/fd.yaml:44")
+	contains(f.message, "sets spec.job.allowNonRestoredState (Flink's execution.state-recovery.ignore-unclaimed-state) to true at deploy/fd.yaml:44")
 }
 
 test_dep_state_012_absent_contract_field_counts_as_false if {
