@@ -33,6 +33,10 @@ class Finding:
     # the offending value (what the fingerprint is made from); not part of the JSON output
     value: Any = field(default=None, repr=False, compare=False)
 
+    def __post_init__(self) -> None:
+        # METADATA block scalars keep the policy file's line breaks: every format gets sentences
+        self.remediation = unwrap(self.remediation)
+
     @property
     def counts(self) -> bool:
         """Whether it counts towards errors/warnings and the exit code."""
@@ -62,6 +66,28 @@ class Finding:
         if self.baselined:
             d["baselined"] = True
         return d
+
+
+_LIST_ITEM = re.compile(r"^\s*(?:[-*+]|\d+[.)])\s")
+
+
+def unwrap(text: str) -> str:
+    """METADATA prose as sentences: the lines of each paragraph joined with spaces (a YAML ``|``
+    block keeps the policy file's hard wraps), paragraphs and list items kept on lines of their
+    own, no trailing newline."""
+    if not text or "\n" not in text:
+        return text.strip() if text else text
+    paragraphs: list[str] = []
+    for block in re.split(r"\n\s*\n", text.strip()):
+        lines: list[str] = []
+        for raw in block.splitlines():
+            line = raw.strip()
+            if lines and not _LIST_ITEM.match(raw):
+                lines[-1] += " " + line
+            else:
+                lines.append(line)
+        paragraphs.append("\n".join(lines))
+    return "\n\n".join(paragraphs)
 
 
 def fingerprint(pipeline: str, rule: str, path: str, value: Any) -> str:

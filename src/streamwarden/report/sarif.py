@@ -20,7 +20,7 @@ from urllib.parse import quote
 from streamwarden import __version__
 from streamwarden.engine.policyset import RuleDescriptor
 from streamwarden.escape import json_text
-from streamwarden.findings import SEVERITY_ORDER, Finding
+from streamwarden.findings import SEVERITY_ORDER, Finding, unwrap
 from streamwarden.report.interface import Report, Reporter
 
 SARIF_SCHEMA = "https://json.schemastore.org/sarif-2.1.0.json"
@@ -111,8 +111,9 @@ def _descriptor(d: RuleDescriptor) -> dict[str, Any]:
         text.append(d.description)
         markdown.append(d.description)
     if d.remediation:
-        text.append(f"Remediation: {d.remediation}")
-        markdown.append(f"**Remediation:** {d.remediation}")
+        remediation = unwrap(d.remediation)
+        text.append(f"Remediation: {remediation}")
+        markdown.append(f"**Remediation:** {remediation}")
     if d.example:
         text.append(f"Example:\n{d.example}")
         markdown.append(f"**Example:**\n\n```yaml\n{d.example}\n```")
