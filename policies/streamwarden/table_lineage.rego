@@ -97,13 +97,18 @@ deny contains f if {
 		"SW-TABLE-007",
 		"table.commit.lineage",
 		sprintf(
-			"%v %s snapshot(s) on branch %s of %s lack %s (job %v): snapshots %s",
-			[g.count, g.operation, _ice.branch, _ice_name, concat(", ", g.missing), lib.quote(g.job_id), _ice_ids(g.snapshot_ids)],
+			"%v %s snapshot(s) on branch %s of %s lack %s (%s): snapshots %s",
+			[g.count, g.operation, _ice.branch, _ice_name, concat(", ", g.missing), _t007_job(g.job_id), _ice_ids(g.snapshot_ids)],
 		),
 		{"missing": g.missing, "operation": g.operation, "job_id": g.job_id, "count": g.count, "snapshot_ids": g.snapshot_ids},
 		sprintf("%v/%v/%v", [concat(",", g.missing), g.operation, g.job_id]),
 	)
 }
+
+# which job wrote the snapshots, or that they do not say
+_t007_job(job_id) := sprintf("job %s", [lib.quote(job_id)]) if {
+	is_string(job_id)
+} else := "no job known: they carry no flink.job-id"
 
 # METADATA
 # title: A checkpoint must not be committed twice
