@@ -5,8 +5,10 @@
 - In CI or when stderr is not a terminal: nothing, unless ``--verbose``; then plain lines every
   ten seconds and one at the end.
 
-Code that does the work reports through the module functions :func:`set_total` and
-:func:`advance`, which cost nothing when no progress display is active (and never block: forked
+Code that does the work reports through the module functions :func:`set_total`,
+:func:`advance` and :func:`set_phase` (the line names the phase that runs: checking contracts,
+then with ``--env`` the Flink, Iceberg and Spark scan phases of ``facts/live.py``, each with its
+own count), which cost nothing when no progress display is active (and never block: forked
 workers get no display of their own).
 """
 
@@ -69,6 +71,13 @@ class Progress:
 
     def advance(self, n: int = 1) -> None:
         self.done += n
+
+    def set_phase(self, label: str, total: int | None = None) -> None:
+        """A new phase: its label, and a count of its own (the previous one is done)."""
+        with self._lock:
+            self.label = label
+            self.total = total
+            self.done = 0
 
     # -- display -----------------------------------------------------------------------
     def text(self) -> str:
@@ -146,6 +155,12 @@ def advance(n: int = 1) -> None:
     p = _current
     if p is not None:
         p.advance(n)
+
+
+def set_phase(label: str, total: int | None = None) -> None:
+    p = _current
+    if p is not None:
+        p.set_phase(label, total)
 
 
 def _forget_in_child() -> None:

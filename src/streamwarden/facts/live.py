@@ -12,6 +12,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from streamwarden import progress
 from streamwarden.errors import SetupError
 from streamwarden.facts.static import not_configured
 
@@ -37,29 +38,37 @@ def gather_live(
     if env.get("flink"):
         from streamwarden.facts.flink import gather_flink, job_name
 
+        progress.set_phase("Flink: reading the running jobs")
         by_job = gather_flink(list(contracts), env["flink"], root)
         for facts, contract in zip(out, contracts, strict=True):
             facts["flink"] = by_job.get(job_name(contract), not_configured())
-    for facts, contract in zip(out, contracts, strict=True):
-        if isinstance(contract.get("table"), dict):
+    with_table = [isinstance(c.get("table"), dict) for c in contracts]
+    if any(with_table):
+        progress.set_phase("Iceberg: reading tables", sum(with_table))
+    for facts, contract, has_table in zip(out, contracts, with_table, strict=True):
+        if has_table:
             from streamwarden.facts.iceberg import gather_iceberg_table
 
             facts["iceberg"], table = gather_iceberg_table(contract, env.get("iceberg"), root, now_ms)
             retained = _retained(facts.get("flink"), table)
             if retained:
                 facts["savepoint"] = {**not_configured(), "retained": retained}
+            progress.advance()
     from streamwarden.facts.spark_data import data_promises
 
     if any(data_promises(c) for c in contracts):
         from streamwarden.facts.spark_data import gather_data, stop_spark
 
+        progress.set_phase("Spark scan: reading table data", len(contracts))
         try:
             for facts, contract in zip(out, contracts, strict=True):
                 facts["data"] = gather_data(
                     contract, env, root, now_ms, since_snapshot=since_snapshot, state_file=state_file
                 )
+                progress.advance()
         finally:
             stop_spark()
+    progress.set_phase("evaluating policies")
     return out
 
 
