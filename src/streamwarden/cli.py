@@ -107,8 +107,7 @@ color_option = click.option(
     type=click.Choice(COLOR_CHOICES),
     default="auto",
     show_default=True,
-    help="Colour in the text report: auto (on a terminal, unless NO_COLOR is set), always (even with NO_COLOR), "
-    "never.",
+    help="Colour in the text report: auto (on a terminal, unless NO_COLOR is set), always (even with NO_COLOR), never.",
 )
 
 
