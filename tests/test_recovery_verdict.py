@@ -11,6 +11,7 @@ PyIceberg SQLite catalog with the table the Iceberg Flink sink committed into, a
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 from typing import Any
 
@@ -130,3 +131,22 @@ def test_a_savepoint_that_exists_but_cannot_be_read_denies_with_fact001_in_both(
     assert record["verdict"]["decision"] == "deny"
     assert _rules(record["verdict"]["reasons"]) == ["SW-FACT-001"]
     assert record["candidate"]["available"] is False and needle in record["candidate"]["error"]
+
+
+def test_the_evidence_record_escapes_contract_and_server_text(append_repo: RecoveryRepo) -> None:
+    """The record is pasted into incident channels and pull requests: a consumer contact such as
+    `[docs](https://evil.example) @org/admins` must not become a live link or a team mention."""
+    hostile = "[docs](https://evil.example) @org/admins <b>x</b> `tick`"
+    append_repo.edit_contract('contact: "#finance-data"', f"contact: {json.dumps(hostile)}")
+    sp = str(append_repo.savepoint(20))
+    md = sw(
+        "evidence",
+        "orders-enrichment",
+        *("--env", "prod", "--config", "streamwarden.yaml", "--now", append_repo.now_arg(), "--restore-from", sp),
+        cwd=append_repo.root,
+    )
+    assert md.code == 0, md
+    (line,) = [ln for ln in md.stdout.splitlines() if ln.startswith("- finance") and "freshness" in ln]
+    assert "](https://evil.example)" not in line and "https://evil" not in line, line
+    assert "@org" not in line and "<b>" not in line, line
+    assert "evil" in line  # still shown, as text

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import datetime as dt
 import json
+import re
 import subprocess
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -19,6 +20,8 @@ from pathlib import Path
 from typing import Any
 
 from streamwarden.config import Config
+from streamwarden.escape import cell, log_text
+from streamwarden.escape import code as md_code
 from streamwarden.facts.recovery import RecoveryFacts, gather_recovery
 from streamwarden.facts.restore import rollback_commands
 from streamwarden.findings import Finding
@@ -246,7 +249,7 @@ def _dur(ms: Any) -> str:
 def render_markdown(record: EvidenceRecord) -> str:
     d = record.data
     out = [
-        f"# Recovery evidence: {d['pipeline']} in {d['environment']}",
+        f"# Recovery evidence: {cell(d['pipeline'])} in {cell(d['environment'])}",
         "",
         f"Generated {_ts(d['generated_ms'])}"
         + (f", incident since {_ts(d['since_ms'])}" if d["since_ms"] else "")
@@ -255,8 +258,8 @@ def render_markdown(record: EvidenceRecord) -> str:
         f"**Verdict: {d['verdict']['decision'].upper()}**",
         "",
     ]
-    out += [f"- `{r['rule']}` {r['message']}" for r in d["verdict"]["reasons"]]
-    out += [f"- `{r['rule']}` ({r['severity']}) {r['message']}" for r in d["verdict"]["warnings"]]
+    out += [f"- {md_code(r['rule'])} {cell(r['message'])}" for r in d["verdict"]["reasons"]]
+    out += [f"- {md_code(r['rule'])} ({r['severity']}) {cell(r['message'])}" for r in d["verdict"]["warnings"]]
     cand = d["candidate"]
     if cand and cand.get("available"):
         plan = (d["table"] or {}).get("plan")
@@ -265,14 +268,14 @@ def render_markdown(record: EvidenceRecord) -> str:
     if cand is None:
         out.append("None given (`--restore-from`) and none found in Flink's checkpoint history.")
     elif not cand["available"]:
-        out.append(f"`{cand.get('location')}` could not be read: {cand.get('error')}")
+        out.append(f"{md_code(cand.get('location'))} could not be read: {cell(cand.get('error'))}")
     else:
         out += [
-            f"- location: `{cand['location']}` ({cand['source']})",
+            f"- location: {md_code(cand['location'])} ({cell(cand['source'])})",
             f"- {cand['kind'] or 'snapshot'} of checkpoint **{cand['checkpoint_id']}**, _metadata v{cand['version']}"
             f"{', ' + cand['format'] if cand.get('format') else ''}",
             f"- completed {_ts(cand['completed_ms'])} (from {cand['completed_ms_source']})",
-            f"- job `{cand['job_id'] or (cand.get('job_id_prefix') or '?') + '…'}`; "
+            f"- job {md_code(cand['job_id'] or (cand.get('job_id_prefix') or '?') + '…')}; "
             f"{cand['stateful_operators']} stateful operators, {cand['state_size']} bytes of state",
             "",
             "| operator id | uid | contract uid | max parallelism | state bytes |",
@@ -282,7 +285,8 @@ def render_markdown(record: EvidenceRecord) -> str:
             if op["has_state"]:
                 m = op.get("matched") or {}
                 out.append(
-                    f"| `{op['operator_id']}` | {op['uid'] or op['name'] or ''} | {m.get('uid', '**none**')} | "
+                    f"| {md_code(op['operator_id'])} | {cell(op['uid'] or op['name'] or '')} | "
+                    f"{cell(m['uid']) if m.get('uid') else '**none**'} | "
                     f"{op['max_parallelism']} | {op['state_size']} |"
                 )
     out += _table_md(d["table"])
@@ -297,21 +301,33 @@ def render_markdown(record: EvidenceRecord) -> str:
         ]
     out += ["", "## Consumers to notify", ""]
     out += [
-        f"- {c['name']}: {c['contact'] or '**no contact**'} (freshness {_dur(c['freshness_ms'])})"
+        f"- {cell(c['name'])}: {cell(c['contact']) if c['contact'] else '**no contact**'} "
+        f"(freshness {_dur(c['freshness_ms'])})"
         for c in d["consumers"]
     ] or ["None declared."]
-    code = d["code"]
+    version = d["code"]
     out += [
         "",
         "## Code version being restored",
         "",
-        f"- contract `{code['contract']}` at commit "
-        f"`{code['git_commit'] or 'unknown'}`" + (" (uncommitted changes)" if code.get("git_dirty") else ""),
+        f"- contract {md_code(version['contract'])} at commit "
+        f"{md_code(version['git_commit'] or 'unknown')}"
+        + (" (uncommitted changes)" if version.get("git_dirty") else ""),
     ]
-    if code.get("flink"):
-        f = code["flink"]
-        out.append(f"- Flink job `{f['job_name']}` {f['job_id']} ({f['state']}, Flink {f['flink_version']})")
+    if version.get("flink"):
+        f = version["flink"]
+        out.append(
+            f"- Flink job {md_code(f['job_name'])} {md_code(f['job_id'])} "
+            f"({cell(f['state'])}, Flink {cell(f['flink_version'])})"
+        )
     return "\n".join(out) + "\n"
+
+
+def _fenced(text: str) -> list[str]:
+    """A fenced code block whose fence no line of ``text`` can close (a command holds table names)."""
+    longest = max((len(m) for m in re.findall(r"`{3,}", text)), default=2)
+    fence = "`" * (longest + 1)
+    return [fence, log_text(text), fence]
 
 
 def _table_md(table: dict[str, Any] | None) -> list[str]:
@@ -319,22 +335,22 @@ def _table_md(table: dict[str, Any] | None) -> list[str]:
     if table is None:
         return [*out, "No table declared."]
     if not table["available"]:
-        return [*out, f"Unavailable: {table['error']}"]
+        return [*out, f"Unavailable: {cell(table['error'])}"]
     plan = table.get("plan") or {}
-    out.append(f"`{table['catalog']}.{table['identifier']}` branch `{table['branch']}`.")
+    out.append(f"{md_code(str(table['catalog']) + '.' + str(table['identifier']))} branch {md_code(table['branch'])}.")
     if plan.get("status") not in ("behind", "current"):
-        return [*out, "", f"Cannot match the savepoint to the table: {plan.get('reason') or 'no savepoint'}."]
+        return [*out, "", f"Cannot match the savepoint to the table: {cell(plan.get('reason') or 'no savepoint')}."]
     match = plan.get("matching_snapshot")
     rep = plan["replay"]
     idem = plan.get("idempotence") or {}
     out += [
         "",
-        f"- max committed checkpoint of job `{plan['job_id']}`: **{plan['max_committed_checkpoint_id']}**",
+        f"- max committed checkpoint of job {md_code(plan['job_id'])}: **{plan['max_committed_checkpoint_id']}**",
         f"- snapshot of checkpoint {plan['checkpoint_id']}: "
         + (
             f"**{match['snapshot_id']}** (checkpoint {match['checkpoint_id']}, {_ts(match['timestamp_ms'])})"
             if match
-            else f"none ({plan.get('matching_missing')})"
+            else f"none ({cell(plan.get('matching_missing'))})"
         ),
         f"- replay window: {rep['snapshots']} commits, checkpoints "
         f"{rep['first_checkpoint_id']}..{rep['last_checkpoint_id']}, {rep['added_records']} records, "
@@ -345,7 +361,7 @@ def _table_md(table: dict[str, Any] | None) -> list[str]:
     ]
     if plan.get("behind"):
         out.append(
-            f"- a restored job that keeps job id `{plan['job_id']}` (fixed job ids) finds checkpoints up to "
+            f"- a restored job that keeps job id {md_code(plan['job_id'])} (fixed job ids) finds checkpoints up to "
             f"{plan['max_committed_checkpoint_id']} already committed and skips them instead: rows are lost, "
             "not duplicated (apache/iceberg#10892); roll back first either way"
         )
@@ -362,5 +378,5 @@ def _table_md(table: dict[str, Any] | None) -> list[str]:
             "",
         ]
         for name, cmd in rb["commands"].items():
-            out += [f"{name}:", "", "```", cmd, "```", ""]
+            out += [f"{cell(name)}:", "", *_fenced(cmd), ""]
     return out
