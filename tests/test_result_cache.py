@@ -1,0 +1,271 @@
+"""check --cache: a hit reuses findings, and every input a result depends on makes it miss.
+
+Every test runs in self-check mode (tests/conftest.py): a hit is evaluated again and compared, so
+a stale entry fails the run (exit 2) instead of passing unnoticed.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+from tests.cli import Proc, sw
+from tests.conftest import CLEAN_CONTRACT
+from tests.gitrepo import Repo
+
+from streamwarden.cache import evict
+
+NOW = "2026-12-30T12:00:00Z"
+DEPLOYMENT = (
+    "execution.checkpointing.interval: 60 s\n"
+    "execution.checkpointing.mode: EXACTLY_ONCE\n"
+    "state.backend.type: rocksdb\n"
+    "pipeline.max-parallelism: 128\n"
+)
+WAIVER = "waivers:\n  - {rule: SW-STATE-002, reason: migration, expires: 2026-12-31, approved_by: platform}\n"
+
+
+def contract(name: str = "orders-enrichment") -> str:
+    text = CLEAN_CONTRACT.replace("orders-enrichment", name)
+    text = text.replace(f"job:\n  name: {name}\n", f"job:\n  name: {name}\n  deployment: [deploy/config.yaml]\n")
+    return text.replace("  backend: rocksdb", "  backend: hashmap") + WAIVER  # SW-STATE-002, waived
+
+
+def make_repo(root: Path, n: int = 2) -> Path:
+    for i in range(n):
+        d = root / "contracts" / f"p{i}"
+        (d / "deploy").mkdir(parents=True)
+        (d / "contract.yaml").write_text(contract(f"pipeline-{i}"), encoding="utf-8")
+        (d / "deploy" / "config.yaml").write_text(DEPLOYMENT, encoding="utf-8")
+    return root
+
+
+def stats(p: Proc) -> tuple[int, int] | None:
+    m = re.search(r"cache (\d+) hits?, (\d+) miss(?:es)?", p.stderr)
+    return (int(m.group(1)), int(m.group(2))) if m else None
+
+
+def check(root: Path, *args: str, now: str = NOW, env: dict[str, str] | None = None) -> Proc:
+    p = sw("check", "-v", "--format", "json", "--now", now, *args, cwd=root, env=env)
+    assert p.code in (0, 1), p
+    return p
+
+
+def findings(p: Proc) -> list[tuple[str, str, str, bool]]:
+    return sorted((f["pipeline"], f["rule"], f["message"], f["waived"]) for f in p.json()["findings"])
+
+
+def test_second_run_hits_and_reports_the_same(tmp_path: Path) -> None:
+    root = make_repo(tmp_path)
+    first = check(root)
+    assert stats(first) == (0, 2)
+    second = check(root)
+    assert stats(second) == (2, 0)
+    assert second.stdout == first.stdout
+    assert (root / ".streamwarden-cache" / ".gitignore").read_text().strip().endswith("*")
+    off = check(root, "--no-cache")
+    assert stats(off) is None and findings(off) == findings(first)
+    assert not list((root / ".streamwarden-cache").rglob(".tmp-*"))  # written atomically, nothing left over
+
+
+def test_each_input_kind_misses(tmp_path: Path) -> None:
+    root = make_repo(tmp_path)
+    (root / "streamwarden.yaml").write_text("policies: [policies]\n", encoding="utf-8")
+    policy = root / "policies" / "acme.rego"
+    policy.parent.mkdir()
+    policy.write_text(
+        'package acme\n\nimport rego.v1\n\nwarn contains {"rule": "ACME-001", "message": "one", "path": "job.name"} '
+        "if input.contract.job.parallelism > 100\n",
+        encoding="utf-8",
+    )
+    check(root)
+    assert stats(check(root)) == (2, 0)
+
+    # the contract's bytes
+    c0 = root / "contracts" / "p0" / "contract.yaml"
+    c0.write_text(c0.read_text().replace("interval: 60s", "interval: 61s"), encoding="utf-8")
+    assert stats(check(root)) == (1, 1)
+
+    # a deployment file it names: the finding about it appears
+    dep = root / "contracts" / "p1" / "deploy" / "config.yaml"
+    dep.write_text(DEPLOYMENT.replace("60 s", "90 s"), encoding="utf-8")
+    p = check(root)
+    assert stats(p) == (1, 1)
+    assert any(f[0] == "pipeline-1" and f[1] == "SW-CKPT-003" for f in findings(p))
+
+    # a policy file of streamwarden.yaml's policy directory
+    policy.write_text(policy.read_text().replace("> 100", "> 1"), encoding="utf-8")
+    p = check(root)
+    assert stats(p) == (0, 2)
+    assert {f[0] for f in findings(p) if f[1] == "ACME-001"} == {"pipeline-0", "pipeline-1"}
+
+    # a custom policy added with --policy
+    extra = tmp_path / "extra"
+    extra.mkdir()
+    (extra / "more.rego").write_text(
+        'package more\n\nimport rego.v1\n\ninfo contains {"rule": "MORE-001", "message": "m"} if true\n',
+        encoding="utf-8",
+    )
+    p = check(root, "--policy", str(extra))
+    assert stats(p) == (0, 2)
+    assert sum(1 for f in findings(p) if f[1] == "MORE-001") == 2
+    assert stats(check(root, "--policy", str(extra))) == (2, 0)
+    assert stats(check(root)) == (2, 0)  # the run without it still has its own entries
+
+
+def run_patched(root: Path, patch: str, *args: str) -> Proc:
+    """The real CLI in a subprocess, with one thing changed before it runs."""
+    code = f"import sys\n{patch}\nfrom streamwarden.cli import main\nsys.argv = ['streamwarden', *sys.argv[1:]]\nmain()\n"
+    proc = subprocess.run(
+        [sys.executable, "-c", code, "check", "-v", "--format", "json", "--now", NOW, *args],
+        cwd=root,
+        capture_output=True,
+        env={**os.environ, "NO_COLOR": "1"},
+        check=False,
+        timeout=120,
+    )
+    p = Proc(proc)
+    assert p.code in (0, 1) and "Traceback" not in p.output, p
+    return p
+
+
+def test_tool_version_and_engine_version_miss(tmp_path: Path) -> None:
+    root = make_repo(tmp_path, n=1)
+    check(root)
+    assert stats(check(root)) == (1, 0)
+    assert stats(run_patched(root, "import streamwarden.cache as c; c.__version__ = '9.9.9'")) == (0, 1)
+    engine = (
+        "import importlib.metadata as m; real = m.version\n"
+        "m.version = lambda name: '0.0.1-other' if name == 'gordon-to-regorus' else real(name)"
+    )
+    assert stats(run_patched(root, engine)) == (0, 1)
+
+
+def test_engine_is_part_of_the_key(tmp_path: Path) -> None:
+    from streamwarden.cache import make_context
+
+    common = {"policy_files": [], "root": tmp_path, "known_keys": (), "mode": "check"}
+    regorus = make_context(engine="regorus", engine_options={}, **common)  # type: ignore[arg-type]
+    opa = make_context(engine="opa", engine_options={"url": "http://opa:8181"}, **common)  # type: ignore[arg-type]
+    assert regorus.key != opa.key
+
+
+def test_now_crossing_a_waiver_expiry_misses(tmp_path: Path) -> None:
+    root = make_repo(tmp_path, n=1)
+    before = check(root, now="2026-12-30T12:00:00Z")
+    assert not any(f[1] == "SW-WAIVER-001" for f in findings(before))
+    # another time on the same side of every waiver's end: the same result, a hit
+    assert stats(check(root, now="2026-12-15T00:00:00Z")) == (1, 0)
+    after = check(root, now="2027-01-01T00:00:00Z")
+    assert stats(after) == (0, 1)
+    assert any(f[1] == "SW-WAIVER-001" for f in findings(after))
+    assert any(f[1] == "SW-STATE-002" and not f[3] for f in findings(after))  # no longer waived
+    # an expired waiver's finding shows now_ms: only the same time may reuse it
+    assert stats(check(root, now="2027-01-01T00:00:00Z")) == (1, 0)
+    assert stats(check(root, now="2027-01-02T00:00:00Z")) == (0, 1)
+
+
+def test_pull_request_base(tmp_path: Path) -> None:
+    repo = Repo(tmp_path / "repo")
+    make_repo(repo.path, n=2)
+    (repo.path / ".gitignore").write_text(".streamwarden-cache/\n", encoding="utf-8")
+    c0 = repo.path / "contracts" / "p0" / "contract.yaml"
+    c0.write_text(c0.read_text().replace("max_parallelism: 128", "max_parallelism: 256"), encoding="utf-8")
+    repo.commit("older: p0 had another max parallelism")
+    repo.git("tag", "older")
+    c0.write_text(c0.read_text().replace("max_parallelism: 256", "max_parallelism: 128"), encoding="utf-8")
+    repo.commit("base")
+    repo.branch("feature")
+    (repo.path / "contracts" / "p0" / "README.md").write_text("docs only\n", encoding="utf-8")
+    repo.commit("a change that leaves both contracts as they are")
+    plain = check(repo.path)
+    assert stats(plain) == (0, 2)
+    # unchanged contracts under unchanged policies: evaluated without their base, the plain entries
+    pr = check(repo.path, "--base", "main")
+    assert stats(pr) == (2, 0)
+    assert findings(pr) == findings(plain)
+    # another base, on which p0 differs: p0 is evaluated against it (never from the cache)
+    pr = check(repo.path, "--base", "older")
+    assert stats(pr) == (1, 0)  # p1 only: p0 is not looked up
+    assert any(f[0] == "pipeline-0" and f[1] == "SW-STATE-007" for f in findings(pr))
+
+
+def entries(root: Path) -> list[Path]:
+    return sorted((root / ".streamwarden-cache" / "v1").rglob("*.json"))
+
+
+def test_corrupt_and_foreign_entries_are_misses(tmp_path: Path) -> None:
+    root = make_repo(tmp_path, n=2)
+    first = check(root)
+    a, b = entries(root)
+    a.write_text("{not json", encoding="utf-8")
+    data = json.loads(b.read_text())
+    data["key"] = "0" * 64  # an entry copied under another key
+    b.write_text(json.dumps(data), encoding="utf-8")
+    p = check(root)
+    assert stats(p) == (0, 2) and findings(p) == findings(first)
+    assert stats(check(root)) == (2, 0)  # rewritten
+    # an entry that is a symbolic link is not followed
+    a, _ = entries(root)
+    target = tmp_path / "elsewhere.json"
+    target.write_text(a.read_text(), encoding="utf-8")
+    a.unlink()
+    a.symlink_to(target)
+    assert stats(check(root)) == (1, 1)
+
+
+def test_a_stale_entry_fails_self_check(tmp_path: Path) -> None:
+    root = make_repo(tmp_path, n=1)
+    check(root)
+    (entry,) = entries(root)
+    data = json.loads(entry.read_text())
+    assert data["findings"]
+    data["findings"] = data["findings"][1:]  # a well-formed entry that lies
+    entry.write_text(json.dumps(data), encoding="utf-8")
+    p = sw("check", "--format", "json", "--now", NOW, cwd=root)
+    assert p.code == 2 and "stale result" in p.stderr, p
+
+
+def test_a_committed_cache_directory_is_not_used(tmp_path: Path) -> None:
+    repo = Repo(tmp_path / "repo")
+    make_repo(repo.path, n=1)
+    check(repo.path)
+    (entry,) = entries(repo.path)
+    data = json.loads(entry.read_text())
+    data["findings"] = []  # a pull request plants "no findings"
+    entry.write_text(json.dumps(data), encoding="utf-8")
+    repo.git("add", "-f", ".streamwarden-cache")
+    repo.commit("planted")
+    p = check(repo.path)
+    assert stats(p) is None
+    assert findings(p)
+
+
+def test_live_runs_bypass_the_cache(tmp_path: Path) -> None:
+    root = make_repo(tmp_path, n=1)
+    (root / "streamwarden.yaml").write_text(
+        "environments:\n  prod:\n    flink:\n      rest_url: http://127.0.0.1:9\n      retries: 0\n", encoding="utf-8"
+    )
+    check(root)
+    p = check(root, "--env", "prod")
+    assert stats(p) is None
+    assert any(f[1] == "SW-FACT-001" for f in findings(p))
+
+
+def test_eviction_keeps_the_newest(tmp_path: Path) -> None:
+    entries_dir = tmp_path / "v1"
+    for i in range(30):
+        d = entries_dir / f"{i:02x}"
+        d.mkdir(parents=True)
+        p = d / "x.json"
+        p.write_text("{}", encoding="utf-8")
+        os.utime(p, (1_000_000 + i, 1_000_000 + i))
+    removed = evict(entries_dir, 20)
+    left = sorted(p.parent.name for p in entries_dir.rglob("*.json"))
+    assert removed == 12 and len(left) == 18
+    assert left[0] == f"{12:02x}"  # the oldest went first
+    assert evict(entries_dir, 20) == 0
