@@ -119,7 +119,8 @@ def test_each_input_kind_misses(tmp_path: Path) -> None:
 
 def run_patched(root: Path, patch: str, *args: str) -> Proc:
     """The real CLI in a subprocess, with one thing changed before it runs."""
-    code = f"import sys\n{patch}\nfrom streamwarden.cli import main\nsys.argv = ['streamwarden', *sys.argv[1:]]\nmain()\n"
+    code = f"import sys\n{patch}\nfrom streamwarden.cli import main\n"
+    code += "sys.argv = ['streamwarden', *sys.argv[1:]]\nmain()\n"
     proc = subprocess.run(
         [sys.executable, "-c", code, "check", "-v", "--format", "json", "--now", NOW, *args],
         cwd=root,
