@@ -1,10 +1,14 @@
-"""Benchmark: `streamwarden check` on 1,000 generated contracts (static check, no live facts).
+"""Benchmark: `streamwarden check` on 1,000 generated contracts, each naming a Flink deployment
+file (a static check, no live facts).
 
-Prints ms per contract, the ratio to the floor (only reading and YAML-parsing the same files), the
-peak RSS of the check process, and whether any JVM module was imported. Target on the 2-core
-machine: at most 3 s for 1,000 contracts, no JVM, peak RSS at most 300 MB.
+Prints, as median and min-max of ``--runs`` runs: the floor (only reading and YAML-parsing the
+same 2,000 files with libyaml), a cold check (``--no-cache``), a second check with nothing changed
+(``--cache``, warm), one process only (``STREAMWARDEN_WORKERS=1``); the ratios to the floor, the
+peak RSS of the check process, and whether any JVM module was imported. Goals on the 2-core
+machine: cold at most 2x the floor, warm at most 0.3x, peak RSS at most 300 MB (at 5,000
+contracts too: ``--contracts 5000``), no JVM.
 
-    python tests/benchmarks/bench_check.py [--contracts 1000] [--keep DIR]
+    python tests/benchmarks/bench_check.py [--contracts 1000] [--runs 3] [--keep DIR]
 """
 
 from __future__ import annotations
@@ -14,6 +18,7 @@ import json
 import os
 import random
 import shutil
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -37,19 +42,65 @@ VARIANTS = [
     ("  owner: payments-data", '  owner: ""'),  # SW-REC-001
 ]
 
+DEPLOYMENT = """\
+# FlinkDeployment of orders-enrichment (Flink Kubernetes Operator, Flink 2.1)
+apiVersion: flink.apache.org/v1beta1
+kind: FlinkDeployment
+metadata:
+  name: orders-enrichment
+  namespace: data-pipelines
+  labels: {app.kubernetes.io/name: orders-enrichment, team: payments-data}
+spec:
+  image: registry.example.com/data/orders-enrichment:2026.11.3
+  flinkVersion: v2_1
+  serviceAccount: flink-orders
+  flinkConfiguration:
+    execution.checkpointing.interval: "60 s"
+    execution.checkpointing.mode: "EXACTLY_ONCE"
+    execution.checkpointing.timeout: "10 min"
+    execution.checkpointing.min-pause: "30 s"
+    execution.checkpointing.max-concurrent-checkpoints: "1"
+    execution.checkpointing.externalized-checkpoint-retention: "RETAIN_ON_CANCELLATION"
+    execution.checkpointing.num-retained: "3"
+    execution.checkpointing.tolerable-failed-checkpoints: "3"
+    execution.checkpointing.unaligned.enabled: "false"
+    execution.checkpointing.dir: "s3://lake-checkpoints/orders-enrichment"
+    state.backend.type: "rocksdb"
+    execution.checkpointing.incremental: "true"
+    pipeline.max-parallelism: "128"
+    pipeline.auto-generate-uids: "false"
+    restart-strategy.type: "exponential-delay"
+    taskmanager.numberOfTaskSlots: "2"
+  jobManager: {resource: {memory: "2048m", cpu: 1}}
+  taskManager: {resource: {memory: "8192m", cpu: 2}}
+  job:
+    jarURI: local:///opt/flink/usrlib/orders-enrichment.jar
+    parallelism: 4
+    upgradeMode: savepoint
+    allowNonRestoredState: false
+    state: running
+"""
 
-def generate(directory: Path, n: int) -> None:
+
+def generate(directory: Path, n: int, deployment: bool = True) -> None:
+    """``n`` contracts under ``directory``; with ``deployment`` each names its own FlinkDeployment."""
     rng = random.Random(42)
     for i in range(n):
-        text = CLEAN_CONTRACT.replace("orders-enrichment", f"pipeline-{i:04d}")
+        name = f"pipeline-{i:04d}"
+        text = CLEAN_CONTRACT.replace("orders-enrichment", name)
         for old, new in rng.sample(VARIANTS, rng.randint(0, 3)):
             text = text.replace(old, new)
-        d = directory / f"team-{i % 20:02d}" / f"pipeline-{i:04d}"
+        d = directory / f"team-{i % 20:02d}" / name
         d.mkdir(parents=True, exist_ok=True)
+        if deployment:
+            text = text.replace(f"job:\n  name: {name}\n", f"job:\n  name: {name}\n  deployment: [deploy/flink.yaml]\n")
+            (d / "deploy").mkdir(exist_ok=True)
+            (d / "deploy" / "flink.yaml").write_text(DEPLOYMENT.replace("orders-enrichment", name), encoding="utf-8")
         (d / "contract.yaml").write_text(text, encoding="utf-8")
 
 
 def floor(directory: Path) -> float:
+    """Read and parse (libyaml) every YAML file: the contracts and their deployment files."""
     loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
     t0 = time.perf_counter()
     for p in sorted(directory.rglob("*.yaml")):
@@ -57,17 +108,18 @@ def floor(directory: Path) -> float:
     return time.perf_counter() - t0
 
 
-def run_check(directory: Path, workers: str = "") -> tuple[float, float, dict[str, object]]:
+def run_check(directory: Path, *extra: str, workers: str = "") -> tuple[float, float, dict[str, object]]:
     """One `streamwarden check` process: wall time, its peak RSS (MB), the JSON summary."""
     code = (
         "import sys, json, runpy\n"
-        "sys.argv = ['streamwarden', 'check', sys.argv[1], '--format', 'json', '--output', sys.argv[2]]\n"
+        "sys.argv = ['streamwarden', 'check', *sys.argv[3:], sys.argv[1], '--format', 'json', '--output', sys.argv[2]]\n"
         "try:\n    runpy.run_module('streamwarden.cli', run_name='__main__')\n"
         "except SystemExit:\n    pass\n"
         "jvm = sorted(m for m in sys.modules if m.split('.')[0] in ('pyspark', 'py4j', 'pyarrow', 'pyiceberg'))\n"
         "print(json.dumps({'heavy_modules': jvm}))\n"
     )
     out = directory.parent / "findings.json"
+    out.unlink(missing_ok=True)
     env = {**os.environ, "STREAMWARDEN_WORKERS": workers}
     # a fresh interpreter per measurement: ru_maxrss of children is the largest process seen so far
     wrapper = (
@@ -78,11 +130,12 @@ def run_check(directory: Path, workers: str = "") -> tuple[float, float, dict[st
     )
     t0 = time.perf_counter()
     proc = subprocess.run(
-        [sys.executable, "-c", wrapper, sys.executable, "-c", code, str(directory), str(out)],
+        [sys.executable, "-c", wrapper, sys.executable, "-c", code, str(directory), str(out), *extra],
         capture_output=True,
         text=True,
         check=False,
         env=env,
+        cwd=directory.parent,
     )
     wall = time.perf_counter() - t0
     lines = proc.stdout.strip().splitlines()
@@ -93,31 +146,72 @@ def run_check(directory: Path, workers: str = "") -> tuple[float, float, dict[st
     return wall, rss_mb, info
 
 
+def _fig(values: list[float], floor_s: float | None = None) -> str:
+    med = statistics.median(values)
+    text = f"median {med:6.3f} s  min-max {min(values):.3f}-{max(values):.3f} s"
+    if floor_s:
+        text += f"  = {med / floor_s:.2f}x floor"
+    return text
+
+
 def main() -> int:
     ap = argparse.ArgumentParser()
     ap.add_argument("--contracts", type=int, default=1000)
+    ap.add_argument("--runs", type=int, default=3)
+    ap.add_argument("--no-deployment", action="store_true", help="contracts that name no deployment file")
     ap.add_argument("--keep", type=Path)
     args = ap.parse_args()
     base = Path(tempfile.mkdtemp(prefix="sw-bench-"))
     directory = base / "contracts"
+    cache = base / "cache"
     try:
-        generate(directory, args.contracts)
+        generate(directory, args.contracts, deployment=not args.no_deployment)
+        n_files = sum(1 for _ in directory.rglob("*.yaml"))
         floor(directory)  # warm the page cache
-        floor_s = min(floor(directory) for _ in range(3))
-        wall, rss, info = run_check(directory)
-        wall1, rss1, _ = run_check(directory, workers="1")
+        run_check(directory, "--no-cache")  # and the interpreter's imports
+        floors: list[float] = []
+        cold: list[float] = []
+        warm: list[float] = []
+        single: list[float] = []
+        rss: dict[str, float] = {}
+        info: dict[str, object] = {}
+        summaries = set()
+        for i in range(args.runs):
+            floors.append(floor(directory))
+            shutil.rmtree(cache, ignore_errors=True)
+            steps = [
+                ("cold", cold, ("--no-cache",), ""),
+                ("one process", single, ("--no-cache",), "1"),
+            ]
+            for label, bucket, extra, workers in steps if i % 2 == 0 else reversed(steps):
+                wall, peak, info = run_check(directory, *extra, workers=workers)
+                bucket.append(wall)
+                rss[label] = max(rss.get(label, 0.0), peak)
+                summaries.add(json.dumps(info.get("summary"), sort_keys=True))
+            run_check(directory, "--cache", str(cache))  # fills the cache
+            wall, peak, info = run_check(directory, "--cache", str(cache))
+            warm.append(wall)
+            rss["warm"] = max(rss.get("warm", 0.0), peak)
+            summaries.add(json.dumps(info.get("summary"), sort_keys=True))
+        floor_s = statistics.median(floors)
         n = args.contracts
-        print(f"contracts:            {n}")
-        print(f"cores:                {os.cpu_count()}")
-        print(f"floor (read+YAML):    {floor_s:.3f} s  ({1000 * floor_s / n:.2f} ms/contract)")
-        print(f"streamwarden check:   {wall:.3f} s  ({1000 * wall / n:.2f} ms/contract, process start included)")
-        print(f"ratio to floor:       {wall / floor_s:.1f}x")
-        print(f"  one process only:   {wall1:.3f} s  ({1000 * wall1 / n:.2f} ms/contract; STREAMWARDEN_WORKERS=1)")
-        print(f"peak RSS:             {rss:.0f} MB per process (default run); {rss1:.0f} MB in one process")
+        print(f"contracts:            {n} ({n_files} YAML files), {os.cpu_count()} cores, {args.runs} runs")
+        print(f"floor (read+libyaml): {_fig(floors)}")
+        print(f"check, cold:          {_fig(cold, floor_s)}   (--no-cache; process start included)")
+        print(f"check, one process:   {_fig(single, floor_s)}   (STREAMWARDEN_WORKERS=1)")
+        print(f"check, warm cache:    {_fig(warm, floor_s)}   (second run, nothing changed)")
+        print("peak RSS:             " + ", ".join(f"{k} {v:.0f} MB" for k, v in rss.items()))
         print(f"JVM/heavy modules:    {info.get('heavy_modules') or 'none imported'}")
         print(f"summary:              {info.get('summary')}")
-        ok = wall <= 3.0 and max(rss, rss1) <= 300 and not info.get("heavy_modules")
-        print(f"target (<=3 s, <=300 MB, no JVM): {'met' if ok else 'NOT met'}")
+        if len(summaries) != 1:
+            print(f"RESULTS DIFFER between runs: {sorted(summaries)}")
+        ok_cold = statistics.median(cold) <= 2 * floor_s
+        ok_warm = statistics.median(warm) <= 0.3 * floor_s
+        ok_rss = max(rss.values()) <= 300 and not info.get("heavy_modules")
+        print(
+            f"goals: cold <= 2x floor {'met' if ok_cold else 'NOT met'}; warm <= 0.3x floor "
+            f"{'met' if ok_warm else 'NOT met'}; <= 300 MB, no JVM {'met' if ok_rss else 'NOT met'}"
+        )
         return 0
     finally:
         if args.keep:
