@@ -172,6 +172,12 @@ def run_check(config: Config, options: RunOptions) -> RunResult:
     if options.cache_dir is not None and ctx.env is None and not options.keep_inputs:
         ctx.cache = _open_cache(ctx, options.cache_dir)
     progress.set_total(len(files))
+    order = {p: i for i, p in enumerate(files)}
+    merged: list[_Checked] = []
+    if ctx.cache is not None and not selfcheck.enabled():
+        # hits first, in this process: only the misses are loaded, evaluated, or worth a fork
+        files = _hits_first(files, ctx, merged, errors)
+        ctx.looked_up = True
     # live facts run in this process (a Spark session and REST clients do not survive a fork)
     workers = 1 if ctx.env is not None else _worker_count(len(files))
     if workers > 1:
@@ -198,15 +204,15 @@ def run_check(config: Config, options: RunOptions) -> RunResult:
                         ctx.cache.stats.written += part[3][2]
         finally:
             _FORKED.clear()
-        order = {p: i for i, p in enumerate(files)}
-        merged = [item for part in parts for item in part[0]]
-        merged.sort(key=lambda item: order.get(item[0], 0))
+        merged.extend(item for part in parts for item in part[0])
         for part in parts:
             errors.extend(part[1])
     else:
         _freeze_heap()
-        merged, own_errors = _check_files(files, ctx, report_progress=True)
+        checked, own_errors = _check_files(files, ctx, report_progress=True)
+        merged.extend(checked)
         errors = errors + own_errors
+    merged.sort(key=lambda item: order.get(item[0], 0))
     if ctx.cache is not None:
         ctx.cache.finish()
     pipelines: list[PipelineRef] = []
@@ -236,6 +242,36 @@ def run_check(config: Config, options: RunOptions) -> RunResult:
         base=ctx.base,
         cache_stats=ctx.cache.stats if ctx.cache is not None else None,
     )
+
+
+def _hits_first(
+    files: list[Path], ctx: _RunContext, out: list[_Checked], errors: list[StreamwardenError]
+) -> list[Path]:
+    """Answer every file the cache holds; returns the others (their text kept for the loader)."""
+    from streamwarden.cache import file_key
+
+    assert ctx.cache is not None
+    misses: list[Path] = []
+    for f in files:
+        try:
+            resolved = f.resolve()
+            shown = display_path(f, ctx.config.root, resolved)
+            text = ctx.texts.get(f)
+            if text is None:
+                text = ctx.texts[f] = read_text(f, shown)
+        except StreamwardenError as exc:
+            errors.append(exc)
+            progress.advance()
+            continue
+        if ctx.base is None or (ctx.skip_unchanged and ctx.base.unchanged(resolved)):
+            entry = ctx.cache.lookup(file_key(ctx.cache.context, shown, resolved, text), ctx.now)
+            if entry is not None:
+                del ctx.texts[f]
+                out.append(_from_entry(f, entry, ctx))
+                progress.advance()
+                continue
+        misses.append(f)
+    return misses
 
 
 def _freeze_heap() -> None:
@@ -280,6 +316,7 @@ class _RunContext:
     texts: dict[Path, str] = field(default_factory=dict)  # contract texts discovery read, for the loader
     keep_inputs: bool = False  # keep every input document (set from the run's size and options)
     cache: ResultCache | None = None
+    looked_up: bool = False  # the cache was asked for every file already (_hits_first)
 
     @property
     def limits(self) -> Limits:
@@ -448,7 +485,7 @@ def _check_chunk_of(
                 from streamwarden.cache import file_key
 
                 key = file_key(cache.context, shown, resolved, text)
-                entry = cache.lookup(key, ctx.now)
+                entry = None if ctx.looked_up else cache.lookup(key, ctx.now)
                 if entry is not None and not selfcheck.enabled():
                     out.append(_from_entry(f, entry, ctx))
                     continue

@@ -240,11 +240,30 @@ def _looks_like_text(path: Path, text: str) -> bool:
         return True
     if not _MAYBE_CONTRACT.search(text):
         return False  # cheap: no streamwarden apiVersion and no kind near "PipelineContract"
+    if _other_kind(text):
+        return False  # a FlinkDeployment, a ConfigMap, ...: not parsed here
     try:
         docs = parse_documents(text, str(path))
     except InputError:
         return True
     return any(isinstance(d.data, dict) and _meant_as_contract(d.data) for d in docs)
+
+
+# a top-level `kind: Word` line, and what else can start a top-level key or document
+_TOP_KIND = re.compile(r"^kind:[ \t]*([A-Za-z][A-Za-z0-9.]*)[ \t]*(?:#.*)?$", re.MULTILINE)
+_TOP_OTHER = re.compile(r"^(?:---[ \t]*)?[\"'{\[?!&*|>%]", re.MULTILINE)
+
+
+def _other_kind(text: str) -> bool:
+    """The file plainly declares another kind: every top-level ``kind`` is a plain word far from
+    PipelineContract, nothing mentions streamwarden, and no top-level key is written in a way the
+    line scan could miss (quoted, flow style, complex keys, tags, anchors). Deployment manifests
+    beside the contracts are skipped without a YAML parse."""
+    if "streamwarden" in text.lower() or _TOP_OTHER.search(text):
+        return False
+    kinds = _TOP_KIND.findall(text)
+    lines = len(re.findall(r"^kind\b", text, re.MULTILINE))
+    return bool(kinds) and len(kinds) == lines and not any(near_kind(k) for k in kinds)
 
 
 def _meant_as_contract(data: dict[Any, Any]) -> bool:
