@@ -254,6 +254,7 @@ def check(
         trusted_ref=trusted_ref,
         # the contract review in the markdown report needs every input document
         keep_inputs=bool(base_ref) and any(t.fmt in ("markdown", "github") for t in targets),
+        review_inputs=True,
         environment=environment,
         since_snapshot=since_snapshot,
         state_file=Path(state_file) if state_file else None,
@@ -492,6 +493,7 @@ def diff(
         base_ref=base_ref,
         trusted_ref=trusted_ref,
         keep_inputs=True,
+        review_inputs=True,  # the review reads each input's contract and base, not its facts
     )
     result = run_check(config, options)
     pipelines = review(result)

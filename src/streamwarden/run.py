@@ -45,6 +45,7 @@ class RunOptions:
     since_snapshot: int | None = None  # data facts: scan only rows added after this snapshot
     state_file: Path | None = None  # data facts: remember the last checked snapshot per table
     cache_dir: Path | None = None  # check --cache: the result cache (static results only)
+    review_inputs: bool = False  # kept inputs hold only contract and base (the contract review's needs)
 
 
 @dataclass(frozen=True)
@@ -518,7 +519,10 @@ def _check_chunk_of(
             base_waivers = (base_doc.get("contract") or {}).get("waivers") or []
             apply_waivers(found, contract.data, trusted=base_waivers, now_ms=ctx.now)
         ref = PipelineRef(contract.name, contract.file)
-        out.append((f, ref, found, doc if ctx.keep_inputs else None, contract.line_of("metadata.name")))
+        kept = None
+        if ctx.keep_inputs:
+            kept = {"contract": doc["contract"], "base": doc["base"]} if ctx.options.review_inputs else doc
+        out.append((f, ref, found, kept, contract.line_of("metadata.name")))
 
 
 def _remember(
