@@ -153,8 +153,10 @@ def deployment_paths(contract_data: dict[str, Any], contract_path: Path) -> list
 def file_state(path: str) -> str:
     """What a dependency holds: the hash of its bytes, ``missing`` or ``other`` (not a regular
     file, unreadable); its resolved location is part of it (a symbolic link moved elsewhere)."""
+    from streamwarden.contracts.load import resolved as resolve
+
     try:
-        resolved = os.path.realpath(path)
+        resolved = str(resolve(Path(path)))
         st = os.stat(resolved)
     except OSError:
         return "missing"

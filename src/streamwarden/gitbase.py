@@ -152,7 +152,15 @@ class GitRepo:
         return history
 
     def relpath(self, path: Path) -> str:
-        return path.resolve().relative_to(self.top.resolve()).as_posix()
+        from streamwarden.contracts.load import resolved
+
+        return resolved(path).relative_to(self._top_resolved()).as_posix()
+
+    def _top_resolved(self) -> Path:
+        top = self.__dict__.get("_top_cache")
+        if top is None:
+            top = self.__dict__["_top_cache"] = self.top.resolve()
+        return top
 
 
 def _nul_split(out: bytes) -> list[str]:

@@ -15,7 +15,7 @@ from streamwarden import progress, selfcheck
 from streamwarden.base import BaseSnapshot, TrustedPolicies, load_base, load_trusted
 from streamwarden.config import Config
 from streamwarden.contracts import Contract, discover_contracts, load_contract, load_contracts
-from streamwarden.contracts.load import display_path, warm_contract_schema
+from streamwarden.contracts.load import display_path, resolved, resolved_dirs_forget, warm_contract_schema
 from streamwarden.engine import Engine, PolicySet, load_policy_set, make_engine
 from streamwarden.engine.limits import Limits
 from streamwarden.engine.policyset import RESERVED_PREFIX, SET_SEVERITY, PolicyFile
@@ -95,7 +95,7 @@ def discover_for_configs(
         found, errs = discover_contracts((), cfg.root, cfg.contracts, every_match=cfg.contracts_set, texts=texts)
         errors.extend(errs)
         for f in found:
-            key = f.resolve()
+            key = resolved(f)
             if key not in seen:
                 seen.add(key)
                 files.append(f)
@@ -137,6 +137,7 @@ def run_check(config: Config, options: RunOptions) -> RunResult:
     fail_on from the trusted ref (default: the base ref), so a pull request cannot weaken its check.
     """
     now = options.now_ms if options.now_ms is not None else now_ms()
+    resolved_dirs_forget()
     ctx = _RunContext(config=config, options=options, now=now)
     trusted: TrustedPolicies | None = None
     # which files are contracts: the work tree's configuration and, in a pull request, the trusted
@@ -255,8 +256,8 @@ def _hits_first(
     misses: list[Path] = []
     for f in files:
         try:
-            resolved = f.resolve()
-            shown = display_path(f, ctx.config.root, resolved)
+            resolved_path = resolved(f)
+            shown = display_path(f, ctx.config.root, resolved_path)
             text = ctx.texts.get(f)
             if text is None:
                 text = ctx.texts[f] = read_text(f, shown)
@@ -264,8 +265,8 @@ def _hits_first(
             errors.append(exc)
             progress.advance()
             continue
-        if ctx.base is None or (ctx.skip_unchanged and ctx.base.unchanged(resolved)):
-            entry = ctx.cache.lookup(file_key(ctx.cache.context, shown, resolved, text), ctx.now)
+        if ctx.base is None or (ctx.skip_unchanged and ctx.base.unchanged(resolved_path)):
+            entry = ctx.cache.lookup(file_key(ctx.cache.context, shown, resolved_path, text), ctx.now)
             if entry is not None:
                 del ctx.texts[f]
                 out.append(_from_entry(f, entry, ctx))
@@ -473,19 +474,19 @@ def _check_chunk_of(
         if report_progress:
             progress.advance()
         try:
-            resolved = f.resolve()
-            shown = display_path(f, ctx.config.root, resolved)
+            resolved_path = resolved(f)
+            shown = display_path(f, ctx.config.root, resolved_path)
             text = ctx.texts.pop(f, None)
             if text is None:
                 text = read_text(f, shown)
             key: str | None = None
             entry: Entry | None = None
             if cache is not None and (
-                ctx.base is None or (ctx.skip_unchanged and ctx.base.unchanged(resolved))
+                ctx.base is None or (ctx.skip_unchanged and ctx.base.unchanged(resolved_path))
             ):  # a contract the pull request changes is evaluated with its base: not cached
                 from streamwarden.cache import file_key
 
-                key = file_key(cache.context, shown, resolved, text)
+                key = file_key(cache.context, shown, resolved_path, text)
                 entry = None if ctx.looked_up else cache.lookup(key, ctx.now)
                 if entry is not None and not selfcheck.enabled():
                     out.append(_from_entry(f, entry, ctx))

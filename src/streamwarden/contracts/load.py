@@ -61,10 +61,36 @@ def _resolved_root(root: Path) -> Path:
     return root.resolve()
 
 
+@functools.cache  # emptied at the start of every run (resolved_dirs_forget)
+def _resolved_dir(directory: Path) -> Path:
+    """An absolute directory, resolved from its parent's resolution (one lstat per new part)."""
+    parent = directory.parent
+    if parent == directory or directory.name in ("", ".", "..") or os.path.islink(directory):
+        return directory.resolve()
+    return _resolved_dir(parent) / directory.name
+
+
+def resolved_dirs_forget() -> None:
+    """A new run: directories may have moved since the last one in this process."""
+    _resolved_dir.cache_clear()
+
+
+def resolved(path: Path) -> Path:
+    """``path.resolve()``, with each directory resolved once per run (a run resolves every contract
+    file several times: discovery, the cache key, the base; realpath costs an lstat per part). A
+    file that is itself a symbolic link is resolved in full."""
+    try:
+        if os.path.islink(path) or path.name in ("", ".", ".."):
+            return path.resolve()
+    except OSError:
+        return path.resolve()
+    return _resolved_dir(path.absolute().parent) / path.name
+
+
 def load_contract(path: Path, root: Path, text: str | None = None) -> Contract:
     """Load one contract file; raises ContractErrors (all errors of the file) or InputError."""
-    resolved = path.resolve()
-    shown = display_path(path, root, resolved)
+    resolved_path = resolved(path)
+    shown = display_path(path, root, resolved_path)
     # an impossible date is one schema error among the file's others (format: date)
     if text is None:
         doc = load_single(path, shown, keep_bad_dates=True)
@@ -75,7 +101,7 @@ def load_contract(path: Path, root: Path, text: str | None = None) -> Contract:
         if len(docs) > 1:
             raise InputError(f"expected one YAML document, found {len(docs)}", file=shown, line=docs[1].start_line)
         doc = docs[0]
-    return contract_from_document(doc, path, resolved)
+    return contract_from_document(doc, path, resolved_path)
 
 
 def warm_contract_schema() -> None:
@@ -181,7 +207,7 @@ def discover_contracts(
                         )
                     )
                     continue
-                if not p.resolve().is_relative_to(top):  # a symbolic link that leads out
+                if not resolved(p).is_relative_to(top):  # a symbolic link that leads out
                     errors.append(
                         InputError(
                             "leads outside the repository (a symbolic link?): it is not read",
@@ -284,7 +310,7 @@ def _dedupe(paths: list[Path]) -> list[Path]:
     seen: set[Path] = set()
     out = []
     for p in paths:
-        r = p.resolve()
+        r = resolved(p)
         if r not in seen:
             seen.add(r)
             out.append(p)
