@@ -349,8 +349,8 @@ def _run_check(config: Config, options: RunOptions, *, opa_url: str | None, verb
         result = run_check(config, options)
         elapsed = time.monotonic() - bar.started
         n = len(result.pipelines)
-        cached = f"; {result.cache_stats}" if result.cache_stats is not None else ""
-        summary = f"checked {n} pipeline{'s' if n != 1 else ''} in {elapsed:.1f}s (engine {options.engine}{cached})"
+        cached = f", {result.cache_stats}" if result.cache_stats is not None else ""
+        summary = f"checked {n} pipeline{'s' if n != 1 else ''} in {elapsed:.1f}s{cached} (engine {options.engine})"
     finally:
         bar.finish(summary)
     return result
