@@ -112,7 +112,8 @@ def run_check(directory: Path, *extra: str, workers: str = "") -> tuple[float, f
     """One `streamwarden check` process: wall time, its peak RSS (MB), the JSON summary."""
     code = (
         "import sys, json, runpy\n"
-        "sys.argv = ['streamwarden', 'check', *sys.argv[3:], sys.argv[1], '--format', 'json', '--output', sys.argv[2]]\n"
+        "sys.argv = ['streamwarden', 'check', *sys.argv[3:], sys.argv[1],\n"
+        "            '--format', 'json', '--output', sys.argv[2]]\n"
         "try:\n    runpy.run_module('streamwarden.cli', run_name='__main__')\n"
         "except SystemExit:\n    pass\n"
         "jvm = sorted(m for m in sys.modules if m.split('.')[0] in ('pyspark', 'py4j', 'pyarrow', 'pyiceberg'))\n"
