@@ -69,6 +69,10 @@ def test_second_run_hits_and_reports_the_same(tmp_path: Path) -> None:
     assert (root / ".streamwarden-cache" / ".gitignore").read_text().strip().endswith("*")
     off = check(root, "--no-cache")
     assert stats(off) is None and findings(off) == findings(first)
+    assert stats(check(root, env={"STREAMWARDEN_CACHE": ""})) is None
+    elsewhere = tmp_path / "elsewhere"
+    assert stats(check(root, env={"STREAMWARDEN_CACHE": str(elsewhere)})) == (0, 2)
+    assert stats(check(root, "--cache", str(elsewhere))) == (2, 0)
     assert not list((root / ".streamwarden-cache").rglob(".tmp-*"))  # written atomically, nothing left over
 
 

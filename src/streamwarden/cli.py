@@ -284,6 +284,8 @@ def _cache_dir(cache_dir: str | None, no_cache: bool, config: Config) -> Path | 
 
     if no_cache or (cache_dir is not None and not cache_dir.strip()):
         return None
+    if cache_dir is None and os.environ.get("STREAMWARDEN_CACHE") == "":  # click ignores an empty variable
+        return None
     return Path(cache_dir) if cache_dir else config.root / DEFAULT_DIR
 
 
