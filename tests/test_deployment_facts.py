@@ -119,6 +119,7 @@ def repo(tmp_path: Path) -> Repo:
 @pytest.fixture(scope="module")
 def engine() -> Any:
     import regorus  # a hard dependency: a broken install fails here, it is not a skip
+
     eng = regorus.Engine()
     for name in POLICY_FILES:
         eng.add_policy(name, (POLICIES / name).read_text())
