@@ -2,7 +2,7 @@ package streamwarden.lib
 
 import rego.v1
 
-# The example contract (shared/spec/contract-example.yaml) normalized: durations in ms, sizes in
+# A full example contract (as in contracts/examples/orders-enrichment/contract.yaml) normalized: durations in ms, sizes in
 # bytes, enums lower-case, waivers[].expires_end_ms added. Other packages' tests use it as the
 # passing case: it breaks no contract-only rule except SW-RET-002 (which it waives).
 example_contract := {

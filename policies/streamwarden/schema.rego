@@ -6,7 +6,7 @@
 # absent) and whose contract is an object: no --base, a contract added by the pull request
 # (status "added") and an unparseable base say nothing here.
 #
-# The schema_evolution section in force is the BASE's (rules.md): compatibility (absent: none),
+# The schema_evolution section in force is the BASE's (see SW-SCHEMA-009's METADATA): compatibility (absent: none),
 # allow_renames (absent: false), coordinate_with_state (absent: false).
 #
 # Field pairing, base (or an earlier version) <-> head, in this order:

@@ -1,6 +1,6 @@
 """Safe YAML with limits and line marks, for every YAML file the tool reads.
 
-Limits (PRODUCT.md, security): at most 5 MiB per file, nesting at most 64 deep, at most 100 alias
+Limits (README, "Security"): at most 5 MiB per file, nesting at most 64 deep, at most 100 alias
 references per file, duplicate keys are errors. Each breach is an :class:`InputError` (exit 2),
 never a hang, a RecursionError or an out-of-memory.
 

@@ -23,7 +23,7 @@ SET_SEVERITY = {"deny": "error", "warn": "warning", "info": "info"}
 SEVERITIES = ("error", "warning", "info")
 RESERVED_PREFIX = "SW-"
 # built-ins a policy may not call: time only as input.now_ms (a --now replay is exact), no randomness,
-# no I/O (PRODUCT.md, "Settled interface points")
+# no I/O (README: custom policies are deterministic and bounded)
 FORBIDDEN_CALLS = ("time.now_ns", "http.send", "opa.runtime")
 FORBIDDEN_NAMESPACES = ("rand", "uuid", "net")
 

@@ -1,4 +1,5 @@
-"""``--format json``: the findings document of PRODUCT.md (plus ``errors`` for unusable inputs)."""
+"""``--format json``: the findings document: ``version``, ``summary``, ``findings`` (rule, severity, file,
+line, path, message, fingerprint, waived...), plus ``errors`` for unusable inputs."""
 
 from __future__ import annotations
 
