@@ -152,6 +152,11 @@ def _convert(
     file = doc.file
     v = err.validator
     inst = err.instance
+
+    def here(message: str, hint: str | None = None) -> list[InputError]:
+        """One error at the failing field."""
+        return [InputError(message, file=file, line=doc.line_of(path), path=shown, hint=hint)]
+
     if v == "additionalProperties" and isinstance(inst, dict):
         allowed = list((err.schema.get("properties") or {}).keys())
         patterns = list((err.schema.get("patternProperties") or {}).keys())
@@ -189,88 +194,53 @@ def _convert(
         expected = err.validator_value
         names = expected if isinstance(expected, list) else [expected]
         words = " or ".join(_TYPE_WORDS.get(str(n), str(n)) for n in names)
-        return [
-            InputError(
-                f"must be {words}, not {_describe(inst)} ({_short(inst)})",
-                file=file,
-                line=doc.line_of(path),
-                path=shown,
-            )
-        ]
+        return here(
+            f"must be {words}, not {_describe(inst)} ({_short(inst)})",
+        )
     if v == "pattern" and isinstance(inst, str):
         control = _control_char(inst, str(err.validator_value))
         if control is not None:
-            return [
-                InputError(
-                    f"contains the control character {terminal(inst[control])} at character {control + 1}",
-                    file=file,
-                    line=doc.line_of(path),
-                    path=shown,
-                    hint=_CONTROL_HINT,
-                )
-            ]
+            return here(
+                f"contains the control character {terminal(inst[control])} at character {control + 1}",
+                hint=_CONTROL_HINT,
+            )
         if err.validator_value == duration_pattern:
             return [_unit_error(parse_duration, inst, file, doc.line_of(path), shown)]
         if err.validator_value == size_pattern:
             return [_unit_error(parse_size, inst, file, doc.line_of(path), shown)]
         desc = err.schema.get("description")
-        return [
-            InputError(
-                f"{_short(inst)} is not a valid value"
-                + (f": {desc}" if desc else f" (expected pattern {err.validator_value})"),
-                file=file,
-                line=doc.line_of(path),
-                path=shown,
-            )
-        ]
+        return here(
+            f"{_short(inst)} is not a valid value"
+            + (f": {desc}" if desc else f" (expected pattern {err.validator_value})"),
+        )
     if v == "maxLength" and isinstance(inst, str):
-        return [
-            InputError(
-                f"is {len(inst):,} characters long, more than the {err.validator_value:,} allowed",
-                file=file,
-                line=doc.line_of(path),
-                path=shown,
-                hint="shorten it: contract text reaches CI logs and pull-request comments "
-                "(link to a longer document instead)",
-            )
-        ]
+        return here(
+            f"is {len(inst):,} characters long, more than the {err.validator_value:,} allowed",
+            hint="shorten it: contract text reaches CI logs and pull-request comments "
+            "(link to a longer document instead)",
+        )
     if v == "format" and isinstance(inst, str):
         pattern = err.schema.get("pattern")
         if isinstance(pattern, str) and re.search(pattern, inst) is None:
             return []  # not even the shape of a date: the pattern's error says so
         problem = calendar_problem(inst)
-        return [
-            InputError(
-                f"{inst!r} is not a real calendar date: {problem}" if problem else _plain(err),
-                file=file,
-                line=doc.line_of(path),
-                path=shown,
-                hint="write a date that exists (YYYY-MM-DD)",
-            )
-        ]
+        return here(
+            f"{inst!r} is not a real calendar date: {problem}" if problem else _plain(err),
+            hint="write a date that exists (YYYY-MM-DD)",
+        )
     if v == "enum":
         choices = [str(c) for c in err.validator_value]
         guess = _suggest(str(inst).lower().replace("-", "_"), choices) if isinstance(inst, str) else None
-        return [
-            InputError(
-                f"{_short(inst)} is not one of: {', '.join(choices)}",
-                file=file,
-                line=doc.line_of(path),
-                path=shown,
-                hint=f"did you mean '{guess}'?" if guess else None,
-            )
-        ]
+        return here(
+            f"{_short(inst)} is not one of: {', '.join(choices)}",
+            hint=f"did you mean '{guess}'?" if guess else None,
+        )
     if v == "const":
-        return [
-            InputError(
-                f"must be {err.validator_value!r}, not {_short(inst)}",
-                file=file,
-                line=doc.line_of(path),
-                path=shown,
-                hint=f"did you mean '{err.validator_value}'?" if isinstance(err.validator_value, str) else None,
-            )
-        ]
-    return [InputError(_plain(err), file=file, line=doc.line_of(path), path=shown)]
+        return here(
+            f"must be {err.validator_value!r}, not {_short(inst)}",
+            hint=f"did you mean '{err.validator_value}'?" if isinstance(err.validator_value, str) else None,
+        )
+    return here(_plain(err))
 
 
 _CONTROL_HINT = (
