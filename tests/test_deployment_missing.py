@@ -7,51 +7,22 @@ switched off and the check passed."""
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
 
-from tests.cli import sw
-from tests.conftest import CLEAN_CONTRACT, NOW
-
-CONTRACT_FILE = "contracts/orders.yaml"
-
-
-def _repo(tmp_path: Path, entries: list[str], files: dict[str, str]) -> Path:
-    listed = "".join(f"    - {e}\n" for e in entries)
-    contract = CLEAN_CONTRACT.replace(
-        "  restart_strategy: exponential-delay\n",
-        "  restart_strategy: exponential-delay\n  deployment:\n" + listed,
-    )
-    (tmp_path / "contracts").mkdir(parents=True)
-    (tmp_path / CONTRACT_FILE).write_text(contract, encoding="utf-8")
-    for rel, text in files.items():
-        p = tmp_path / "contracts" / rel
-        p.parent.mkdir(parents=True, exist_ok=True)
-        p.write_text(text, encoding="utf-8")
-    return tmp_path
-
-
-def _line_of(path: Path, needle: str) -> int:
-    return next(i for i, line in enumerate(path.read_text().splitlines(), 1) if needle in line)
-
-
-def _check(repo: Path) -> tuple[int, list[dict[str, Any]]]:
-    r = sw("check", "--now", NOW, "--format", "json", cwd=repo)
-    assert r.code in (0, 1), r
-    return r.code, r.json()["findings"]
+from tests.deployrepo import CONTRACT_FILE, check, line_of, make_repo
 
 
 def test_a_missing_deployment_file_is_an_error_at_its_entry(tmp_path: Path) -> None:
-    repo = _repo(
+    repo = make_repo(
         tmp_path,
         ["deploy/ok.yaml", "deploy/missing.yaml"],
         {"deploy/ok.yaml": "state.backend.type: hashmap\n"},
     )
-    code, findings = _check(repo)
+    code, findings = check(repo)
     assert code == 1
     [missing] = [f for f in findings if f["rule"] == "SW-FACT-001"]
     assert missing["severity"] == "error"
     assert missing["file"] == CONTRACT_FILE
-    assert missing["line"] == _line_of(repo / CONTRACT_FILE, "- deploy/missing.yaml")
+    assert missing["line"] == line_of(repo / CONTRACT_FILE, "- deploy/missing.yaml")
     assert missing["path"] == "job.deployment[1]"
     assert "deploy/missing.yaml" in missing["message"] and "does not exist" in missing["message"]
     # ok.yaml was read all the same: its state backend contradicts the contract
@@ -65,8 +36,8 @@ def test_a_missing_file_fails_the_check_even_when_the_rest_is_clean(tmp_path: Pa
         "execution.checkpointing.dir: s3://lake-checkpoints/orders-enrichment\n"
         "execution.checkpointing.interval: 60 s\n"
     )
-    repo = _repo(tmp_path, ["deploy/missing.sql", "deploy/ok.yaml"], {"deploy/ok.yaml": clean})
-    code, findings = _check(repo)
+    repo = make_repo(tmp_path, ["deploy/missing.sql", "deploy/ok.yaml"], {"deploy/ok.yaml": clean})
+    code, findings = check(repo)
     assert code == 1
     errors = [f for f in findings if f["severity"] == "error"]
     assert [(f["rule"], f["path"]) for f in errors if f["rule"] == "SW-FACT-001"] == [
@@ -75,12 +46,12 @@ def test_a_missing_file_fails_the_check_even_when_the_rest_is_clean(tmp_path: Pa
 
 
 def test_every_file_missing_is_one_error_per_entry_and_no_second_gap(tmp_path: Path) -> None:
-    repo = _repo(tmp_path, ["deploy/a.yaml", "deploy/b.yaml"], {})
-    code, findings = _check(repo)
+    repo = make_repo(tmp_path, ["deploy/a.yaml", "deploy/b.yaml"], {})
+    code, findings = check(repo)
     assert code == 1
     gaps = sorted((f["path"], f["severity"], f["line"]) for f in findings if f["rule"] == "SW-FACT-001")
     contract = repo / CONTRACT_FILE
     assert gaps == [
-        ("job.deployment[0]", "error", _line_of(contract, "- deploy/a.yaml")),
-        ("job.deployment[1]", "error", _line_of(contract, "- deploy/b.yaml")),
+        ("job.deployment[0]", "error", line_of(contract, "- deploy/a.yaml")),
+        ("job.deployment[1]", "error", line_of(contract, "- deploy/b.yaml")),
     ]

@@ -7,41 +7,12 @@ switch every deployment rule off by adding one broken file to the list."""
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
 
 import pytest
-from tests.cli import sw
-from tests.conftest import CLEAN_CONTRACT, NOW
+from tests.deployrepo import CONTRACT_FILE, check, line_of, make_repo
 
-CONTRACT_FILE = "contracts/orders.yaml"
 # contradicts the clean contract (rocksdb): SW-DEPLOY-005 proves the file was read and judged
 GOOD = {"deploy/ok.yaml": "state.backend.type: hashmap\n"}
-
-
-def _repo(tmp_path: Path, entries: list[str], files: dict[str, str]) -> Path:
-    listed = "".join(f"    - {e}\n" for e in entries)
-    contract = CLEAN_CONTRACT.replace(
-        "  restart_strategy: exponential-delay\n",
-        "  restart_strategy: exponential-delay\n  deployment:\n" + listed,
-    )
-    repo = tmp_path / "repo"
-    (repo / "contracts").mkdir(parents=True)
-    (repo / CONTRACT_FILE).write_text(contract, encoding="utf-8")
-    for rel, text in files.items():
-        p = repo / "contracts" / rel
-        p.parent.mkdir(parents=True, exist_ok=True)
-        p.write_text(text, encoding="utf-8")
-    return repo
-
-
-def _line_of(path: Path, needle: str) -> int:
-    return next(i for i, line in enumerate(path.read_text().splitlines(), 1) if needle in line)
-
-
-def _check(repo: Path) -> tuple[int, list[dict[str, Any]]]:
-    r = sw("check", "--now", NOW, "--format", "json", cwd=repo)
-    assert r.code in (0, 1), r
-    return r.code, r.json()["findings"]
 
 
 BROKEN = {
@@ -57,8 +28,8 @@ def test_an_unreadable_file_is_an_error_at_its_entry_and_the_others_are_judged(t
     entry, files, reason = BROKEN[case]
     if case == "outside":
         (tmp_path / "outside.yaml").write_text("state.backend.type: rocksdb\n")
-    repo = _repo(tmp_path, ["deploy/ok.yaml", entry], {**GOOD, **files})
-    code, findings = _check(repo)
+    repo = make_repo(tmp_path / "repo", ["deploy/ok.yaml", entry], {**GOOD, **files})
+    code, findings = check(repo)
     assert code == 1
     gaps = [f for f in findings if f["rule"] == "SW-FACT-001"]
     assert len(gaps) == 1, gaps
@@ -66,7 +37,7 @@ def test_an_unreadable_file_is_an_error_at_its_entry_and_the_others_are_judged(t
     assert gap["severity"] == "error"
     assert gap["path"] == "job.deployment[1]"
     assert gap["file"] == CONTRACT_FILE
-    assert gap["line"] == _line_of(repo / CONTRACT_FILE, f"- {entry}")
+    assert gap["line"] == line_of(repo / CONTRACT_FILE, f"- {entry}")
     assert reason in gap["message"], gap["message"]
     # the readable file is still read and judged
     [backend] = [f for f in findings if f["rule"] == "SW-DEPLOY-005"]
@@ -74,8 +45,8 @@ def test_an_unreadable_file_is_an_error_at_its_entry_and_the_others_are_judged(t
 
 
 def test_invalid_yaml_names_its_line(tmp_path: Path) -> None:
-    repo = _repo(tmp_path, ["deploy/broken.yaml"], {"deploy/broken.yaml": "a: 1\nb: 2\nc: [x\n"})
-    code, findings = _check(repo)
+    repo = make_repo(tmp_path / "repo", ["deploy/broken.yaml"], {"deploy/broken.yaml": "a: 1\nb: 2\nc: [x\n"})
+    code, findings = check(repo)
     assert code == 1
     [gap] = [f for f in findings if f["rule"] == "SW-FACT-001"]
     assert gap["severity"] == "error" and gap["path"] == "job.deployment[0]"
@@ -85,8 +56,10 @@ def test_invalid_yaml_names_its_line(tmp_path: Path) -> None:
 
 
 def test_an_unreadable_file_and_a_missing_file_are_each_reported(tmp_path: Path) -> None:
-    repo = _repo(tmp_path, ["deploy/gone.yaml", "deploy/x.txt", "deploy/ok.yaml"], {**GOOD, "deploy/x.txt": "hello\n"})
-    code, findings = _check(repo)
+    repo = make_repo(
+        tmp_path / "repo", ["deploy/gone.yaml", "deploy/x.txt", "deploy/ok.yaml"], {**GOOD, "deploy/x.txt": "hello\n"}
+    )
+    code, findings = check(repo)
     assert code == 1
     gaps = sorted((f["path"], f["severity"]) for f in findings if f["rule"] == "SW-FACT-001")
     assert gaps == [("job.deployment[0]", "error"), ("job.deployment[1]", "error")]

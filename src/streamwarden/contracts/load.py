@@ -198,15 +198,7 @@ def discover_contracts(
         for pattern in globs or ["contracts/**/*.yaml"]:
             for p in sorted(root.glob(pattern)):
                 if p.is_dir() or p.name in _CONFIG_NAMES:
-                    continue
-                if not p.is_file():
-                    errors.append(
-                        InputError(
-                            "is not a regular file (a pipe, socket or device): it is not read",
-                            file=display_path(p, root),
-                        )
-                    )
-                    continue
+                    continue  # a FIFO or device goes on to the loader, whose read refuses it
                 if not resolved(p).is_relative_to(top):  # a symbolic link that leads out
                     errors.append(
                         InputError(
