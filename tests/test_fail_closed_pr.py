@@ -44,6 +44,15 @@ def repo(tmp_path: Path) -> Repo:
     return r
 
 
+def _on_base(repo: Repo, rel: str, text: str, message: str) -> None:
+    """Land a change on main (the trusted ref) and merge it into the pull request's branch."""
+    repo.checkout("main")
+    repo.write(rel, text)
+    repo.commit(message)
+    repo.checkout("feature")
+    repo.git("merge", "-q", "main")
+
+
 def _check(repo: Repo, *args: str) -> Proc:
     return sw("check", "--base", "main", "--format", "json", "--now", NOW, *args, cwd=repo.path)
 
@@ -92,11 +101,7 @@ def test_renaming_the_configuration_with_fail_on_never_is_judged_by_the_trusted_
 def test_environments_come_from_the_trusted_configuration(repo: Repo) -> None:
     """A pull request cannot point an environment (and its credentials) at a host of its choosing."""
     trusted = BASE_CONFIG + "environments:\n  prod: {}\n"
-    repo.checkout("main")
-    repo.write("streamwarden.yaml", trusted)
-    repo.commit("an empty prod environment")
-    repo.checkout("feature")
-    repo.git("merge", "-q", "main")
+    _on_base(repo, "streamwarden.yaml", trusted, "an empty prod environment")
     repo.write(
         "streamwarden.yaml",
         trusted.replace("prod: {}", "prod:\n    flink: {rest_url: 'http://127.0.0.1:9/steal'}"),
@@ -162,11 +167,12 @@ WAIVER = """waivers:
 
 
 def test_a_base_waiver_stays_in_force_while_the_pull_request_extends_it(repo: Repo) -> None:
-    repo.checkout("main")
-    repo.write("contracts/orders.yaml", CLEAN_CONTRACT + WAIVER.format(expires="2026-12-31"))
-    repo.commit("waive ACME-001 until the end of the year")
-    repo.checkout("feature")
-    repo.git("merge", "-q", "main")
+    _on_base(
+        repo,
+        "contracts/orders.yaml",
+        CLEAN_CONTRACT + WAIVER.format(expires="2026-12-31"),
+        "waive ACME-001 until the end of the year",
+    )
     repo.write("contracts/orders.yaml", CLEAN_CONTRACT + WAIVER.format(expires="2027-12-31"))
     repo.commit("extend the waiver by a year")
     p = _check(repo)
@@ -186,11 +192,7 @@ def test_a_waiver_only_the_pull_request_adds_covers_nothing(repo: Repo) -> None:
 
 
 def test_a_waiver_the_pull_request_removes_covers_nothing(repo: Repo) -> None:
-    repo.checkout("main")
-    repo.write("contracts/orders.yaml", CLEAN_CONTRACT + WAIVER.format(expires="2026-12-31"))
-    repo.commit("waive ACME-001")
-    repo.checkout("feature")
-    repo.git("merge", "-q", "main")
+    _on_base(repo, "contracts/orders.yaml", CLEAN_CONTRACT + WAIVER.format(expires="2026-12-31"), "waive ACME-001")
     repo.write("contracts/orders.yaml", CLEAN_CONTRACT)
     repo.commit("drop the waiver")
     p = _check(repo)
@@ -199,11 +201,12 @@ def test_a_waiver_the_pull_request_removes_covers_nothing(repo: Repo) -> None:
 
 
 def test_a_base_waiver_that_has_expired_covers_nothing_in_a_pull_request(repo: Repo) -> None:
-    repo.checkout("main")
-    repo.write("contracts/orders.yaml", CLEAN_CONTRACT + WAIVER.format(expires="2026-11-01"))
-    repo.commit("waive ACME-001 (expired by NOW)")
-    repo.checkout("feature")
-    repo.git("merge", "-q", "main")
+    _on_base(
+        repo,
+        "contracts/orders.yaml",
+        CLEAN_CONTRACT + WAIVER.format(expires="2026-11-01"),
+        "waive ACME-001 (expired by NOW)",
+    )
     repo.write("contracts/orders.yaml", CLEAN_CONTRACT + WAIVER.format(expires="2027-01-31"))
     repo.commit("renew the waiver")
     p = _check(repo)
