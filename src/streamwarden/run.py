@@ -168,8 +168,7 @@ def run_check(config: Config, options: RunOptions) -> RunResult:
     if options.environment:
         # connection details come from the trusted configuration when there is one: a pull request
         # cannot point the check (and its credentials) at a host of its choosing
-        source = trusted.config if trusted is not None and trusted.config is not None else config
-        ctx.env = source.environment(options.environment)
+        ctx.env = (ctx.trusted_config or config).environment(options.environment)
     ctx.policy_set()
     if options.cache_dir is not None and ctx.env is None and not options.keep_inputs:
         ctx.cache = _open_cache(ctx, options.cache_dir)
