@@ -40,7 +40,7 @@ sys.path.insert(0, str(REPO / "src"))
 
 from tests.flink_cluster import FLINK_VERSION, running_cluster  # noqa: E402
 
-from streamwarden.flink.savepoint import parse_metadata  # noqa: E402
+from streamwarden.flink.savepoint_metadata import parse_metadata  # noqa: E402
 
 DEST = REPO / "contracts" / "examples" / "orders-enrichment" / "savepoints"
 DRIVER = "orders_enrichment.py"

@@ -14,8 +14,8 @@ from typing import Any
 
 import pytest
 
-from streamwarden.facts import deployment_files
 from streamwarden.facts.deployment import DeploymentGatherer, gather_deployment
+from streamwarden.flink import deployment_files
 
 FIXTURES = Path(__file__).parent / "fixtures" / "deploy"
 POLICIES = Path(__file__).resolve().parent.parent / "policies" / "streamwarden"

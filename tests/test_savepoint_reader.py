@@ -28,7 +28,7 @@ from savepoint_files import (
     stateless_operator,
     utf,
 )
-from streamwarden.flink.savepoint import MAGIC, MetadataError, decode_modified_utf8, parse_metadata
+from streamwarden.flink.savepoint_metadata import MAGIC, MetadataError, decode_modified_utf8, parse_metadata
 from streamwarden.flink.uids import operator_id
 
 

@@ -52,7 +52,8 @@ from pathlib import Path
 from typing import Any
 
 from streamwarden.errors import StreamwardenError
-from streamwarden.facts.deployment_files import (
+from streamwarden.flink.config import KeyStatus, explicit_defaults, lookup, matches_known
+from streamwarden.flink.deployment_files import (
     KIND_CONF,
     KIND_SESSION_JOB,
     KIND_SQL,
@@ -69,7 +70,6 @@ from streamwarden.facts.deployment_files import (
     read_sql,
     read_yaml,
 )
-from streamwarden.flink.config import KeyStatus, explicit_defaults, lookup, matches_known
 from streamwarden.flink.values import FlinkValueError
 from streamwarden.yamlsafe import read_text
 

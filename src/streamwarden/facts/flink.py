@@ -5,7 +5,7 @@ RUNNING job with that name (else the newest active one, else the newest finished
 jobs with the same name are reported as ``duplicates``. Per job, the details, checkpoint config,
 checkpoint statistics, exception history and job metrics are read concurrently (bounded by
 ``flink.concurrency``), then backpressure for each listed vertex of a running job (at most
-``flink_sections.MAX_VERTICES`` per job). Every section says whether it is available and, if not, why. The shape
+``flink.rest_sections.MAX_VERTICES`` per job). Every section says whether it is available and, if not, why. The shape
 is documented in docs/facts-flink.md.
 
 Connection details come only from ``streamwarden.yaml`` (``environments.<name>.flink``), never
@@ -24,7 +24,7 @@ from pathlib import Path
 from typing import Any
 
 from streamwarden import secrets
-from streamwarden.facts import flink_sections as sec
+from streamwarden.flink import rest_sections as sec
 from streamwarden.flink.rest import FlinkConfigError, FlinkRestClient, RestError, display_url, settings_from_env
 
 _Result = tuple[Any, RestError | None]

@@ -22,7 +22,8 @@ from typing import Any
 
 from streamwarden import secrets
 from streamwarden.errors import InputError
-from streamwarden.flink.savepoint import MAX_METADATA_BYTES, CheckpointMetadata, MetadataError, parse_metadata
+from streamwarden.flink.savepoint_bytes import MAX_METADATA_BYTES
+from streamwarden.flink.savepoint_metadata import CheckpointMetadata, MetadataError, parse_metadata
 from streamwarden.flink.uids import closest_uid, declared_uids
 
 METADATA = "_metadata"

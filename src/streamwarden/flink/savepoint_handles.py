@@ -1,5 +1,5 @@
 """The state handles of a ``_metadata`` operator state: one method per handle family, each
-checking every length and count before it reads (see savepoint.py for the layout's sources).
+checking every length and count before it reads (see savepoint_metadata.py for the layout's sources).
 
 Tags (``MetadataV2V3SerializerBase``, javap of flink-dist 2.3.0): stream handles 0 null,
 1 byte stream, 2 file, 3 key groups, 6 relative file, 15 segment file, 16 empty segment file;
@@ -14,7 +14,7 @@ from __future__ import annotations
 from collections import Counter
 from dataclasses import dataclass, field
 
-from streamwarden.flink.savepoint import (
+from streamwarden.flink.savepoint_bytes import (
     KEY_GROUP_RANGES,
     MAX_DEPTH,
     MAX_PARALLELISM,
