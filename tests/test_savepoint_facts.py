@@ -6,11 +6,19 @@ from __future__ import annotations
 import builtins
 import json
 import os
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+from collections.abc import Iterator
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import pytest
 from click.testing import CliRunner
+from tests.cli import sw
 
 from conftest import CLEAN_CONTRACT
 from savepoint_files import (
@@ -83,38 +91,132 @@ def test_credentials_never_appear_in_locations() -> None:
     assert display_location("/local/path") == "/local/path"
 
 
-def test_object_store_reads_through_pyarrow_fs(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    import pyarrow.fs as pafs
+BUCKET = "lake-savepoints"
+SP_KEY = "sps/savepoint-4d986c-1a2b3c4d5e6f"
 
-    write_savepoint(tmp_path / "bucket" / "sps" / "savepoint-4d986c-1a2b3c4d5e6f", orders_job())
-    seen: list[str] = []
 
-    def from_uri(uri: str) -> tuple[Any, str]:  # an "s3" bucket that is a local directory
-        seen.append(uri)
-        assert uri.startswith("s3://bucket/")
-        return pafs.SubTreeFileSystem(str(tmp_path / "bucket"), pafs.LocalFileSystem()), uri[len("s3://bucket/") :]
+@dataclass
+class S3Store:
+    """An S3-protocol server on loopback with a bucket holding a savepoint, and who may read it."""
 
-    monkeypatch.setattr("streamwarden.facts.savepoint.filesystem_from_uri", from_uri)
-    sp = load_savepoint("s3a://bucket/sps/savepoint-4d986c-1a2b3c4d5e6f")
-    assert seen == ["s3://bucket/sps/savepoint-4d986c-1a2b3c4d5e6f"]
-    assert sp.metadata.checkpoint_id == 12
-    assert sp.metadata_path == "s3://sps/savepoint-4d986c-1a2b3c4d5e6f/_metadata"
-    with pytest.raises(SavepointNotFound, match="s3://bucket/sps/nothing-here does not exist"):
-        load_savepoint("s3://bucket/sps/nothing-here")
-    (tmp_path / "bucket" / "sps" / "empty").mkdir()
-    (tmp_path / "bucket" / "sps" / "empty" / "part").write_bytes(b"")
+    url: str
+    reader: tuple[str, str]  # access key id, secret: may read sps/*, not private/*
+
+    def env(self, key: tuple[str, str] | None = None) -> dict[str, str]:
+        """The AWS SDK's usual variables, as a user's shell or CI job sets them (pyarrow honours
+        AWS_ENDPOINT_URL): no endpoint or credential ever goes through streamwarden's options."""
+        key_id, secret = key or self.reader
+        return {
+            "AWS_ENDPOINT_URL": self.url,
+            "AWS_ACCESS_KEY_ID": key_id,
+            "AWS_SECRET_ACCESS_KEY": secret,
+            "AWS_REGION": "us-east-1",
+            "AWS_EC2_METADATA_DISABLED": "true",
+        }
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+@pytest.fixture(scope="module")
+def s3(tmp_path_factory: pytest.TempPathFactory) -> Iterator[S3Store]:
+    """moto's S3 server (``python -m moto.server``) in its own process on 127.0.0.1: pyarrow's S3
+    client talks real HTTP and SigV4 to it. moto stands in for S3 because no S3 server (MinIO,
+    Ceph) can be installed on this machine from PyPI or Debian; it is a dev dependency. After the
+    bucket is filled, IAM authorization is switched on (moto's /moto-api/reset-auth): the reader's
+    key may read sps/* only, any other key is refused."""
+    pytest.importorskip("moto.server", reason="the S3 server for these tests is moto: pip install 'moto[server]'")
+    import boto3
+
+    port = _free_port()
+    url = f"http://127.0.0.1:{port}"
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "moto.server", "-H", "127.0.0.1", "-p", str(port)],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    try:
+        deadline = time.monotonic() + 30
+        while True:
+            try:
+                with urllib.request.urlopen(url + "/moto-api/", timeout=1):
+                    break
+            except OSError:
+                if time.monotonic() > deadline or proc.poll() is not None:
+                    raise RuntimeError("the moto S3 server did not start") from None
+                time.sleep(0.1)
+        setup = {"endpoint_url": url, "region_name": "us-east-1"}
+        setup |= {"aws_access_key_id": "setup", "aws_secret_access_key": "setup"}
+        client = boto3.client("s3", **setup)
+        client.create_bucket(Bucket=BUCKET)
+        local = write_savepoint(tmp_path_factory.mktemp("s3") / "sp", orders_job())
+        data = (local / "_metadata").read_bytes()
+        client.put_object(Bucket=BUCKET, Key=f"{SP_KEY}/_metadata", Body=data)
+        client.put_object(Bucket=BUCKET, Key="sps/empty/part-0", Body=b"")  # a "directory" without _metadata
+        client.put_object(Bucket=BUCKET, Key="private/sp/_metadata", Body=data)
+        iam = boto3.client("iam", **setup)
+        iam.create_user(UserName="reader")
+        policy = {
+            "Version": "2012-10-17",
+            "Statement": [
+                {"Effect": "Allow", "Action": ["s3:GetObject"], "Resource": f"arn:aws:s3:::{BUCKET}/sps/*"},
+                {"Effect": "Allow", "Action": ["s3:ListBucket"], "Resource": f"arn:aws:s3:::{BUCKET}"},
+            ],
+        }
+        iam.put_user_policy(UserName="reader", PolicyName="read-sps", PolicyDocument=json.dumps(policy))
+        key = iam.create_access_key(UserName="reader")["AccessKey"]
+        enforce = urllib.request.Request(
+            url + "/moto-api/reset-auth", data=b"0", method="POST", headers={"Content-Type": "text/plain"}
+        )
+        urllib.request.urlopen(enforce, timeout=10).close()
+        yield S3Store(url, (key["AccessKeyId"], key["SecretAccessKey"]))
+    finally:
+        proc.terminate()
+        proc.wait(timeout=10)
+
+
+def test_object_store_reads_through_pyarrow_fs(s3: S3Store, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The real filesystem_from_uri (pyarrow.fs.FileSystem.from_uri) against an S3 server."""
+    for name, value in s3.env().items():
+        monkeypatch.setenv(name, value)
+    for where in (f"s3://{BUCKET}/{SP_KEY}", f"s3a://{BUCKET}/{SP_KEY}/", f"s3://{BUCKET}/{SP_KEY}/_metadata"):
+        sp = load_savepoint(where)
+        assert sp.metadata.checkpoint_id == 12
+        assert sp.metadata_path == f"s3://{BUCKET}/{SP_KEY}/_metadata"
+        assert isinstance(sp.modified_ms, int) and sp.modified_ms > 0
+        assert len(sp.metadata.operators) == len(orders_job())
+        assert operator_id("orders-dedup") in {o.operator_id for o in sp.metadata.operators}
+    with pytest.raises(SavepointNotFound, match=f"s3://{BUCKET}/sps/nothing-here does not exist"):
+        load_savepoint(f"s3://{BUCKET}/sps/nothing-here")
     with pytest.raises(SavepointError, match="has no _metadata") as err:
-        load_savepoint("s3://bucket/sps/empty")
+        load_savepoint(f"s3://{BUCKET}/sps/empty")
     assert not isinstance(err.value, SavepointNotFound)  # it exists: a gap in the facts, not a typo
 
 
-def test_object_store_errors_are_clear(monkeypatch: pytest.MonkeyPatch) -> None:
-    def from_uri(uri: str) -> Any:
-        raise OSError("When getting information for key 'sp/_metadata' in bucket 'b': AWS Error ACCESS_DENIED")
+def test_savepoint_inspect_reads_an_s3_savepoint(s3: S3Store, tmp_path: Path) -> None:
+    """The installed command in a subprocess, the endpoint and key from the environment."""
+    proc = sw("savepoint", "inspect", f"s3://{BUCKET}/{SP_KEY}", "--format", "json", cwd=tmp_path, env=s3.env())
+    assert proc.code == 0, proc
+    assert proc.json()["checkpoint_id"] == 12
+    assert s3.reader[1] not in proc.output
 
-    monkeypatch.setattr("streamwarden.facts.savepoint.filesystem_from_uri", from_uri)
-    with pytest.raises(SavepointError, match="cannot read the savepoint at s3://b/sp: When getting information"):
-        load_savepoint("s3://key:secret@b/sp")
+
+def test_object_store_errors_are_clear(s3: S3Store, monkeypatch: pytest.MonkeyPatch) -> None:
+    for name, value in s3.env().items():
+        monkeypatch.setenv(name, value)
+    # the reader's key may not read private/: the store's reason, with the location as given
+    with pytest.raises(SavepointError, match=f"cannot read the savepoint at s3://{BUCKET}/private/sp: .*ACCESS_DENIED"):
+        load_savepoint(f"s3://{BUCKET}/private/sp")
+    # a key the store does not know, given in the URI: refused, and the secret is not repeated
+    with pytest.raises(SavepointError) as err:
+        load_savepoint(f"s3://AKIAUNKNOWN:not-a-real-secret@{BUCKET}/{SP_KEY}")
+    message = err.value.render()
+    assert f"cannot read the savepoint at s3://{BUCKET}/{SP_KEY}: " in message and "ACCESS_DENIED" in message
+    assert "not-a-real-secret" not in message and "AKIAUNKNOWN" not in message
+    assert not isinstance(err.value, SavepointNotFound)
 
 
 def test_object_store_without_pyarrow_names_the_extra(monkeypatch: pytest.MonkeyPatch) -> None:
