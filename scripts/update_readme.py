@@ -7,7 +7,7 @@ import sys
 from pathlib import Path
 
 from streamwarden.engine import load_policy_set
-from streamwarden.policydoc import rule_table
+from streamwarden.report.catalog import rule_table
 
 README = Path(__file__).resolve().parent.parent / "README.md"
 START, END = "<!-- rules:start -->", "<!-- rules:end -->"

@@ -14,7 +14,7 @@ from tests.cli import Proc, sw
 
 from recovery_repo import RecoveryRepo
 from streamwarden.escape import mermaid_label
-from streamwarden.timeline import recovery_timeline
+from streamwarden.report.timeline import recovery_timeline
 
 NODE = re.compile(r'^  (\w+)(\(\[|\[|\{\{)("[^"\n]*")(\]\)|\]|\}\})$')
 EDGE = re.compile(r"^  (\w+) (-->|==>|-\.-|---|~~~) (\w+)$")

@@ -484,7 +484,8 @@ def diff(
 ) -> None:
     """Contract review: every change classified breaking / coordinate / safe, with the consumers affected."""
     _check_refs(base_ref, trusted_ref)
-    from streamwarden.diff import has_breaking, render_json, render_markdown, review
+    from streamwarden.diff import has_breaking, review
+    from streamwarden.report.review import render_json, render_markdown
     from streamwarden.run import RunOptions, run_check
 
     config = _config(config_path)
@@ -615,7 +616,7 @@ def _ranges(rows: list[int]) -> str:
 def policy_doc(output: str | None, policy_dirs: tuple[str, ...], table: bool) -> None:
     """The rule catalog as Markdown, from the policies' METADATA."""
     from streamwarden.engine import load_policy_set
-    from streamwarden.policydoc import render_catalog, rule_table
+    from streamwarden.report.catalog import render_catalog, rule_table
 
     ps = load_policy_set([Path(d) for d in policy_dirs], root=Path.cwd())
     _write(rule_table(ps) if table else render_catalog(ps), output)

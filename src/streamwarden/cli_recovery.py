@@ -13,7 +13,6 @@ decision), 2 unusable input.
 from __future__ import annotations
 
 import functools
-import json
 import re
 import sys
 from collections.abc import Callable
@@ -23,7 +22,6 @@ from typing import TYPE_CHECKING, Any, TypeVar
 import click
 
 from streamwarden.errors import UsageError
-from streamwarden.escape import json_text, log_text
 
 if TYPE_CHECKING:
     from streamwarden.config import Config
@@ -60,8 +58,8 @@ def _config(config_path: str | None) -> Config:
 
 
 def _write(text: str, output: str | None) -> None:
-    """Every recovery verb's output goes out escaped (savepoint uids, job ids and table names come
-    from files and servers): see streamwarden.escape."""
+    """Every recovery verb's output, escaped by its renderer in report/ (savepoint uids, job ids and
+    table names come from files and servers): see streamwarden.escape."""
     from streamwarden import cli
 
     cli._write(text, output)
@@ -116,6 +114,7 @@ def inspect(path: str, contract_file: str | None, fmt: str, output: str | None) 
     """Operators in a savepoint or retained checkpoint (PATH: its directory, its _metadata, or a URI)."""
     from streamwarden.contracts import load_contract
     from streamwarden.facts.savepoint import load_savepoint, savepoint_facts
+    from streamwarden.report.savepoint import render_json, render_text
 
     contract = None
     if contract_file:
@@ -124,67 +123,7 @@ def inspect(path: str, contract_file: str | None, fmt: str, output: str | None) 
             raise UsageError("contract file does not exist", file=contract_file)
         contract = load_contract(p, Path.cwd()).data
     facts = savepoint_facts(load_savepoint(path), contract)
-    _write(
-        json_text(json.dumps(facts, indent=2, ensure_ascii=False)) + "\n"
-        if fmt == "json"
-        else log_text(render_inspect(facts)),
-        output,
-    )
-
-
-def render_inspect(f: dict[str, Any]) -> str:
-    lines = [
-        f"{f['location']}",
-        f"  {_what(f)}, _metadata v{f['version']}"
-        + (f", {f['format']}" if f.get("format") else "")
-        + f", {f['metadata_bytes']} bytes",
-        f"  {len(f['operators'])} operators, {f['stateful_operators']} with state, {f['state_size']} bytes of state",
-        "",
-    ]
-    header = ("operator id", "uid / name", "contract uid", "par", "max par", "state", "bytes", "handles")
-    rows = []
-    for op in f["operators"]:
-        matched = (op.get("matched") or {}).get("uid") if f.get("matched") else None
-        contract_uid = matched or ("—" if not f.get("matched") else "(none)" if op["has_state"] else "")
-        label = op["uid"] or (f"[{op['name']}]" if op["name"] else "")
-        kinds = ",".join(f"{k}×{n}" if n > 1 else k for k, n in op["handle_kinds"].items())
-        if op["coordinator_state_bytes"] is not None:
-            kinds = ",".join(x for x in ("coordinator", kinds) if x)
-        state = "finished" if op["fully_finished"] else "yes" if op["has_state"] else "no"
-        rows.append(
-            (
-                op["operator_id"],
-                label,
-                contract_uid,
-                str(op["parallelism"]),
-                str(op["max_parallelism"]),
-                state,
-                str(op["state_size"]),
-                kinds,
-            )
-        )
-    widths = [max(len(r[i]) for r in [header, *rows]) for i in range(len(header))]
-    for r in [header, *rows]:
-        lines.append("  " + "  ".join(c.ljust(w) for c, w in zip(r, widths, strict=True)).rstrip())
-    unmatched = f.get("unmatched_stateful") or []
-    if f.get("matched") and unmatched:
-        lines += [
-            "",
-            f"  {len(unmatched)} operator{'s' if len(unmatched) != 1 else ''} with state "
-            f"match{'' if len(unmatched) != 1 else 'es'} no contract uid:",
-        ]
-        for op in f["operators"]:
-            if op["operator_id"] in unmatched and op.get("closest"):
-                lines.append(f"    {op['operator_id']}: closest declared uid {op['closest']['uid']!r}")
-    return "\n".join(lines) + "\n"
-
-
-def _what(f: dict[str, Any]) -> str:
-    if f["kind"] == "checkpoint":
-        return f"retained checkpoint {f['checkpoint_id']}"
-    if f["kind"] == "savepoint":
-        return f"savepoint at checkpoint {f['checkpoint_id']}"
-    return f"checkpoint or savepoint at checkpoint {f['checkpoint_id']}"
+    _write(render_json(facts) if fmt == "json" else render_text(facts), output)
 
 
 _common = [
@@ -259,8 +198,8 @@ def gate(
     now: str | None,
     fmt: str,
 ) -> None:
-    from streamwarden.gate import render_json, render_text, run_gate
-    from streamwarden.gate_markdown import render_markdown
+    from streamwarden.gate import run_gate
+    from streamwarden.report.gate import render_json, render_markdown, render_text
 
     config = _config(config_path)
     result = run_gate(
@@ -275,11 +214,8 @@ def gate(
         engine=engine,
         engine_options=_engine_options(engine, opa_url),
     )
-    if fmt == "json":
-        text = json_text(render_json(result))
-    else:
-        text = log_text(render_markdown(result) if fmt == "markdown" else render_text(result))
-    _write(text, output)
+    render = {"json": render_json, "markdown": render_markdown}.get(fmt, render_text)
+    _write(render(result), output)
     sys.exit(result.exit_code)
 
 
@@ -313,7 +249,8 @@ def evidence(
     since: str | None,
     fmt: str,
 ) -> None:
-    from streamwarden.evidence import build_evidence, render_json, render_markdown
+    from streamwarden.evidence import build_evidence
+    from streamwarden.report.evidence import render_json, render_markdown
 
     config = _config(config_path)
     now_ms = _now(now)
@@ -330,5 +267,5 @@ def evidence(
         engine=engine,
         engine_options=_engine_options(engine, opa_url),
     )
-    _write(json_text(render_json(record)) if fmt == "json" else log_text(render_markdown(record)), output)
+    _write(render_json(record) if fmt == "json" else render_markdown(record), output)
     sys.exit(record.exit_code)

@@ -17,7 +17,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from streamwarden.escape import cell, code, json_text
 from streamwarden.findings import Finding
 from streamwarden.yamlsafe import join_index, join_key
 
@@ -238,52 +237,6 @@ def _safe_reason(c: Change) -> str:
     if c.path.startswith("table.schema") and c.change == "added":
         return "an optional field added: readers that do not know it ignore it"
     return "no compatibility rule applies to this change"
-
-
-def render_json(pipelines: list[dict[str, Any]]) -> str:
-    return (
-        json_text(json.dumps({"version": 1, "pipelines": pipelines}, indent=2, ensure_ascii=False, default=str)) + "\n"
-    )
-
-
-def _short(value: Any) -> str:
-    if value is None:
-        return "—"
-    text = json.dumps(value, ensure_ascii=False, default=str) if not isinstance(value, str) else value
-    return code(text if len(text) <= 60 else f"{text[:57]}…")
-
-
-def render_markdown(pipelines: list[dict[str, Any]], base_ref: str) -> str:
-    icons = {"breaking": "🔴 breaking", "coordinate": "🟡 coordinate", "safe": "🟢 safe"}
-    # every contract value goes through escape.cell / escape.code: no HTML, links, mentions or commands
-    out = [f"## streamwarden contract review against {code(base_ref)}", ""]
-    if not pipelines:
-        out.append("No contract changes.")
-    total = {k: 0 for k in CLASS_ORDER}
-    for p in pipelines:
-        for c in p["changes"]:
-            total[c["class"]] += 1
-    if pipelines:
-        out.append(
-            f"{len(pipelines)} pipeline(s) changed: **{total['breaking']} breaking**, "
-            f"{total['coordinate']} need coordination, {total['safe']} safe."
-        )
-    for p in pipelines:
-        out += ["", f"### {code(p['pipeline'])} ({cell(p['status'])})", ""]
-        if p.get("note"):
-            out += [cell(p["note"]), ""]
-        if not p["changes"]:
-            if not p.get("note"):
-                out.append("No field changes.")
-            continue
-        out += ["| class | field | change | before | after | why | consumers |", "|---|---|---|---|---|---|---|"]
-        for c in sorted(p["changes"], key=lambda c: (CLASS_ORDER[c["class"]], c["path"])):
-            why = (f"**{cell(c['rule'])}** " if c["rule"] else "") + cell(c["reason"])
-            out.append(
-                f"| {icons[c['class']]} | {code(c['path'])} | {cell(c['change'])} | {_short(c['before'])} "
-                f"| {_short(c['after'])} | {why} | {cell(', '.join(c['consumers'])) or '—'} |"
-            )
-    return "\n".join(out) + "\n"
 
 
 # Rules that compare the head with the base: their findings classify the changes.

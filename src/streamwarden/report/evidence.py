@@ -1,0 +1,176 @@
+"""The recovery evidence record (``evidence --format markdown|json``): Markdown for people, JSON for
+tooling. Renders the ``EvidenceRecord`` that evidence.py built (its verdict is the gate's own
+decision), never decides again.
+
+Every value from a contract, a file or a server is escaped for its destination: ``escape.json_text``
+over the JSON, ``escape.cell`` / ``escape.code`` in the Markdown (a command in a fenced block whose
+fence no line can close), ``escape.log_text`` over the whole Markdown.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import json
+import re
+from typing import Any
+
+from streamwarden.escape import cell, json_text, log_text
+from streamwarden.escape import code as md_code
+from streamwarden.evidence import EvidenceRecord
+from streamwarden.report.timeline import recovery_timeline
+
+
+def render_json(record: EvidenceRecord) -> str:
+    return json_text(json.dumps(record.data, indent=2, ensure_ascii=False, default=str)) + "\n"
+
+
+def _ts(ms: Any) -> str:
+    if not isinstance(ms, int):
+        return "unknown"
+    return dt.datetime.fromtimestamp(ms / 1000, tz=dt.timezone.utc).strftime("%Y-%m-%d %H:%M:%S UTC")
+
+
+def _dur(ms: Any) -> str:
+    if not isinstance(ms, int):
+        return "none promised"
+    for unit, size in (("d", 86_400_000), ("h", 3_600_000), ("m", 60_000), ("s", 1000)):
+        if ms % size == 0:
+            return f"{ms // size}{unit}"
+    return f"{ms}ms"
+
+
+def render_markdown(record: EvidenceRecord) -> str:
+    d = record.data
+    out = [
+        f"# Recovery evidence: {cell(d['pipeline'])} in {cell(d['environment'])}",
+        "",
+        f"Generated {_ts(d['generated_ms'])}"
+        + (f", incident since {_ts(d['since_ms'])}" if d["since_ms"] else "")
+        + ".",
+        "",
+        f"**Verdict: {cell(d['verdict']['decision'].upper())}**",
+        "",
+    ]
+    out += [f"- {md_code(r['rule'])} {cell(r['message'])}" for r in d["verdict"]["reasons"]]
+    out += [f"- {md_code(r['rule'])} ({cell(r['severity'])}) {cell(r['message'])}" for r in d["verdict"]["warnings"]]
+    cand = d["candidate"]
+    if cand and cand.get("available"):
+        plan = (d["table"] or {}).get("plan")
+        out += ["", "## Timeline", "", *recovery_timeline({**cand, "table": plan})]
+    out += ["", "## Savepoint or checkpoint to restore", ""]
+    if cand is None:
+        out.append("None given (`--restore-from`) and none found in Flink's checkpoint history.")
+    elif not cand["available"]:
+        out.append(f"{md_code(cand.get('location'))} could not be read: {cell(cand.get('error'))}")
+    else:
+        out += [
+            f"- location: {md_code(cand['location'])} ({cell(cand['source'])})",
+            f"- {cell(cand['kind'] or 'snapshot')} of checkpoint **{cell(cand['checkpoint_id'])}**, "
+            f"_metadata v{cell(cand['version'])}{', ' + cell(cand['format']) if cand.get('format') else ''}",
+            f"- completed {_ts(cand['completed_ms'])} (from {cell(cand['completed_ms_source'])})",
+            f"- job {md_code(cand['job_id'] or (cand.get('job_id_prefix') or '?') + '…')}; "
+            f"{cell(cand['stateful_operators'])} stateful operators, {cell(cand['state_size'])} bytes of state",
+            "",
+            "| operator id | uid | contract uid | max parallelism | state bytes |",
+            "|---|---|---|---|---|",
+        ]
+        for op in cand["operators"]:
+            if op["has_state"]:
+                m = op.get("matched") or {}
+                out.append(
+                    f"| {md_code(op['operator_id'])} | {cell(op['uid'] or op['name'] or '')} | "
+                    f"{cell(m['uid']) if m.get('uid') else '**none**'} | "
+                    f"{cell(op['max_parallelism'])} | {cell(op['state_size'])} |"
+                )
+    out += _table_md(d["table"])
+    if d["since"] is not None:
+        s = d["since"]
+        out += [
+            "",
+            "## Since the incident started",
+            "",
+            f"{cell(s['snapshots'])} snapshots committed since then; "
+            f"{len(s['checkpoints'])} checkpoints in Flink's recent history.",
+        ]
+    out += ["", "## Consumers to notify", ""]
+    out += [
+        f"- {cell(c['name'])}: {cell(c['contact']) if c['contact'] else '**no contact**'} "
+        f"(freshness {_dur(c['freshness_ms'])})"
+        for c in d["consumers"]
+    ] or ["None declared."]
+    version = d["code"]
+    out += [
+        "",
+        "## Code version being restored",
+        "",
+        f"- contract {md_code(version['contract'])} at commit "
+        f"{md_code(version['git_commit'] or 'unknown')}"
+        + (" (uncommitted changes)" if version.get("git_dirty") else ""),
+    ]
+    if version.get("flink"):
+        f = version["flink"]
+        out.append(
+            f"- Flink job {md_code(f['job_name'])} {md_code(f['job_id'])} "
+            f"({cell(f['state'])}, Flink {cell(f['flink_version'])})"
+        )
+    return log_text("\n".join(out) + "\n")
+
+
+def _fenced(text: str) -> list[str]:
+    """A fenced code block whose fence no line of ``text`` can close (a command holds table names)."""
+    longest = max((len(m) for m in re.findall(r"`{3,}", text)), default=2)
+    fence = "`" * (longest + 1)
+    return [fence, log_text(text), fence]
+
+
+def _table_md(table: dict[str, Any] | None) -> list[str]:
+    out = ["", "## The table", ""]
+    if table is None:
+        return [*out, "No table declared."]
+    if not table["available"]:
+        return [*out, f"Unavailable: {cell(table['error'])}"]
+    plan = table.get("plan") or {}
+    out.append(f"{md_code(str(table['catalog']) + '.' + str(table['identifier']))} branch {md_code(table['branch'])}.")
+    if plan.get("status") not in ("behind", "current"):
+        return [*out, "", f"Cannot match the savepoint to the table: {cell(plan.get('reason') or 'no savepoint')}."]
+    match = plan.get("matching_snapshot")
+    rep = plan["replay"]
+    idem = plan.get("idempotence") or {}
+    out += [
+        "",
+        f"- max committed checkpoint of job {md_code(plan['job_id'])}: **{cell(plan['max_committed_checkpoint_id'])}**",
+        f"- snapshot of checkpoint {cell(plan['checkpoint_id'])}: "
+        + (
+            f"**{cell(match['snapshot_id'])}** (checkpoint {cell(match['checkpoint_id'])}, "
+            f"{_ts(match['timestamp_ms'])})"
+            if match
+            else f"none ({cell(plan.get('matching_missing'))})"
+        ),
+        f"- replay window: {cell(rep['snapshots'])} commits, checkpoints "
+        f"{cell(rep['first_checkpoint_id'])}..{cell(rep['last_checkpoint_id'])}, {cell(rep['added_records'])} records, "
+        f"{cell(rep['added_data_files'])} data files, {cell(rep['added_delete_files'])} delete files",
+        f"- sink idempotent (upsert with identifier fields): {'yes' if idem.get('idempotent') else 'no'}"
+        f" ({cell(idem.get('source'))})",
+        f"- replay duplicates rows: **{'yes' if plan.get('duplicates') else 'no'}**",
+    ]
+    if plan.get("behind"):
+        out.append(
+            f"- a restored job that keeps job id {md_code(plan['job_id'])} (fixed job ids) finds checkpoints up to "
+            f"{cell(plan['max_committed_checkpoint_id'])} already committed and skips them instead: rows are lost, "
+            "not duplicated (apache/iceberg#10892); roll back first either way"
+        )
+    rb = table.get("rollback")
+    if rb:
+        out += [
+            "",
+            "### Rollback target",
+            "",
+            f"Snapshot **{cell(rb['snapshot_id'])}** (checkpoint {cell(rb['checkpoint_id'])}, "
+            f"{_ts(rb['timestamp_ms'])}); rolling back discards {cell(rb['discards'])} newer snapshots"
+            + ("" if rb["needed"] else " (not needed: nothing is replayed)")
+            + ".",
+            "",
+        ]
+        for name, cmd in rb["commands"].items():
+            out += [f"{cell(name)}:", "", *_fenced(cmd), ""]
+    return out
