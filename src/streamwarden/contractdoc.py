@@ -29,6 +29,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from streamwarden.engine.policyset import PolicySet
+from streamwarden.escape import doc_cell
 from streamwarden.flink.config import BY_KEY
 
 Schema = dict[str, Any]
@@ -321,10 +322,6 @@ def _expand(path: str, known: dict[str, Field], literals: set[str]) -> Iterable[
 # ---------------------------------------------------------------- rendering
 
 
-def _cell(text: Any) -> str:
-    return str(text).replace("|", "\\|").replace("\n", " ").strip()
-
-
 def _anchor(name: str) -> str:
     return f"[{name}](#{name.lower()})"
 
@@ -437,7 +434,7 @@ def render(schema: Schema, policy_set: PolicySet) -> str:
     top = [p for p in known if "." not in p]
     for section in top:
         f = known[section]
-        out += [f"## `{section}`", "", _cell(f.schema.get("description", "")), ""]
+        out += [f"## `{section}`", "", doc_cell(f.schema.get("description", "")), ""]
         out += [
             "| field | type | req. | allowed | default | rules | description |",
             "|---|---|---|---|---|---|---|",
@@ -446,14 +443,14 @@ def render(schema: Schema, policy_set: PolicySet) -> str:
             g = known[path]
             ids = ", ".join(sorted(rules.get(path, set()) | rules.get(path + "[]", set()), key=_rule_key))
             out.append(
-                f"| `{path}` | {_type(g)} | {'yes' if g.required else ''} | {_cell(_allowed(g))} | "
-                f"{_cell(_default(path))} | {ids} | {_cell(g.schema.get('description', ''))} |"
+                f"| `{path}` | {_type(g)} | {'yes' if g.required else ''} | {doc_cell(_allowed(g))} | "
+                f"{doc_cell(_default(path))} | {ids} | {doc_cell(g.schema.get('description', ''))} |"
             )
         out.append("")
     out += ["## Formats", "", "Value formats that several fields share (the schema's `$defs`).", ""]
     for name in _FORMAT_DEFS:
         d = schema["$defs"][name]
-        out += [f"### {name}", "", _cell(d.get("description", ""))]
+        out += [f"### {name}", "", doc_cell(d.get("description", ""))]
         if "pattern" in d:
             out += ["", f"Pattern: `{d['pattern']}`"]
         if d.get("examples"):

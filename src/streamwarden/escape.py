@@ -10,8 +10,10 @@ must never act as a command, markup or a terminal control where streamwarden pri
 - JSON (``--format json``, SARIF, ``facts``): ``json.dumps`` escapes C0 controls; DEL, C1 and
   ``##[`` are written as ``\\u`` escapes too, so the parsed value is unchanged.
 - XML (JUnit): character references for ``\\r``, DEL/C1, a line-leading ``::`` and ``##[``.
-- Markdown (the pull-request comment, the job summary, review and evidence documents):
-  :func:`cell` for free text, :func:`code` for a code span; no HTML, no links, no @-mentions.
+- Markdown (the pull-request comment, the job summary, the gate, review, evidence and rule catalog
+  documents): :func:`cell` for free text, :func:`code` for a code span, :func:`code_block` for a
+  fenced block; no HTML, no links, no @-mentions. :func:`doc_cell` only for our own Markdown (the
+  contract reference generated from the shipped schema).
 - Mermaid (the checkpoint ↔ snapshot timeline in the Markdown of ``gate`` and ``evidence``):
   :func:`mermaid_label` for every node and edge label; node ids are our own.
 - A GitHub annotation (``--format github``): :func:`annotation_data` / :func:`annotation_property`,
@@ -139,6 +141,23 @@ def code(text: object) -> str:
     fence = "`" * (longest + 1)
     pad = " " if s.startswith("`") or s.endswith("`") or longest else ""
     return f"{fence}{pad}{s}{pad}{fence}"
+
+
+def code_block(text: object, info: str = "") -> str:
+    """A fenced code block (a command to copy, a rule's example): the text as written, whose fence
+    no line of it can close (one backtick more than its longest run), every line as a log shows it
+    (:func:`log_text`). ``info`` is our own (``yaml``), never a value."""
+    s = log_text(str(text))
+    longest = max((len(m) for m in re.findall(r"`{3,}", s)), default=2)
+    fence = "`" * (longest + 1)
+    return f"{fence}{info}\n{s}\n{fence}"
+
+
+def doc_cell(text: object) -> str:
+    """Markdown we wrote ourselves (the shipped schema's descriptions, with their links and code
+    spans) in a table cell: one line, pipes escaped. Never for a value from a contract, a policy,
+    a file or a server: that is :func:`cell`."""
+    return _plain(text).replace("|", "\\|").strip()
 
 
 # --- Mermaid (diagrams in the Markdown of gate and evidence) -------------------------------------

@@ -1,8 +1,15 @@
-"""``policy doc``: the rule catalog as Markdown, rendered from the policies' METADATA."""
+"""``policy doc``: the rule catalog as Markdown, rendered from the policies' METADATA (the README's
+rule table is ``policy doc --table``).
+
+A custom policy's METADATA is text from a repository like a contract, so every value is escaped:
+``escape.cell`` for ids, titles, descriptions and fixes (one paragraph each), ``escape.code`` for
+the file, ``escape.code_block`` for the example, ``escape.log_text`` over the whole document.
+"""
 
 from __future__ import annotations
 
 from streamwarden.engine.policyset import PolicySet, RuleDescriptor
+from streamwarden.escape import cell, code, code_block, log_text
 
 _AREAS = [
     ("SW-CKPT", "Checkpoint contract"),
@@ -37,8 +44,8 @@ def rule_table(policy_set: PolicySet) -> str:
     lines = ["| id | severity | title |", "|---|---|---|"]
     for rid in sorted(policy_set.rules, key=_sort_key):
         r = policy_set.rules[rid]
-        lines.append(f"| {r.id} | {r.severity} | {r.title} |")
-    return "\n".join(lines) + "\n"
+        lines.append(f"| {cell(r.id)} | {cell(r.severity)} | {cell(r.title)} |")
+    return log_text("\n".join(lines) + "\n")
 
 
 def render_catalog(policy_set: PolicySet) -> str:
@@ -52,15 +59,20 @@ def render_catalog(policy_set: PolicySet) -> str:
             out += [f"## {area}", ""]
             current = area
         out += _rule(r)
-    return "\n".join(out).rstrip() + "\n"
+    return log_text("\n".join(out).rstrip() + "\n")
 
 
 def _rule(r: RuleDescriptor) -> list[str]:
-    out = [f"### {r.id}: {r.title}", "", f"Severity: **{r.severity}** · defined in `{r.file}`", ""]
+    out = [
+        f"### {cell(r.id)}: {cell(r.title)}",
+        "",
+        f"Severity: **{cell(r.severity)}** · defined in {code(r.file)}",
+        "",
+    ]
     if r.description:
-        out += ["**What it checks and why it matters.** " + r.description, ""]
+        out += ["**What it checks and why it matters.** " + cell(r.description), ""]
     if r.example:
-        out += ["**Example that fires:**", "", "```yaml", r.example, "```", ""]
+        out += ["**Example that fires:**", "", code_block(r.example, "yaml"), ""]
     if r.remediation:
-        out += ["**How to fix it.** " + r.remediation, ""]
+        out += ["**How to fix it.** " + cell(r.remediation), ""]
     return out

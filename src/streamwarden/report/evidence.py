@@ -11,10 +11,9 @@ from __future__ import annotations
 
 import datetime as dt
 import json
-import re
 from typing import Any
 
-from streamwarden.escape import cell, json_text, log_text
+from streamwarden.escape import cell, code_block, json_text, log_text
 from streamwarden.escape import code as md_code
 from streamwarden.evidence import EvidenceRecord
 from streamwarden.report.timeline import recovery_timeline
@@ -116,13 +115,6 @@ def render_markdown(record: EvidenceRecord) -> str:
     return log_text("\n".join(out) + "\n")
 
 
-def _fenced(text: str) -> list[str]:
-    """A fenced code block whose fence no line of ``text`` can close (a command holds table names)."""
-    longest = max((len(m) for m in re.findall(r"`{3,}", text)), default=2)
-    fence = "`" * (longest + 1)
-    return [fence, log_text(text), fence]
-
-
 def _table_md(table: dict[str, Any] | None) -> list[str]:
     out = ["", "## The table", ""]
     if table is None:
@@ -172,5 +164,5 @@ def _table_md(table: dict[str, Any] | None) -> list[str]:
             "",
         ]
         for name, cmd in rb["commands"].items():
-            out += [f"{cell(name)}:", "", *_fenced(cmd), ""]
+            out += [f"{cell(name)}:", "", code_block(cmd), ""]
     return out
