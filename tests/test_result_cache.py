@@ -143,10 +143,8 @@ def test_tool_version_and_engine_version_miss(tmp_path: Path) -> None:
     check(root)
     assert stats(check(root)) == (1, 0)
     assert stats(run_patched(root, "import streamwarden.cache as c; c.__version__ = '9.9.9'")) == (0, 1)
-    engine = (
-        "import importlib.metadata as m; real = m.version\n"
-        "m.version = lambda name: '0.0.1-other' if name == 'gordon-to-regorus' else real(name)"
-    )
+    # another build of the engine (its installed files differ)
+    engine = "import streamwarden.cache as c; real = c.engine_build\nc.engine_build = lambda n: 'other:' + real(n)"
     assert stats(run_patched(root, engine)) == (0, 1)
 
 

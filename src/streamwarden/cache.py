@@ -50,11 +50,15 @@ from typing import Any
 
 from streamwarden import __version__
 from streamwarden.findings import Finding
+from streamwarden.yamlsafe import read_bounded
 
 FORMAT = "streamwarden-cache/1"
 DEFAULT_DIR = ".streamwarden-cache"
 MAX_ENTRIES = 20_000  # about 3 KB each: a few tens of MB at most
 MAX_ENTRY_BYTES = 4 * 1024 * 1024
+RUNS_DIR = "runs"  # one manifest per recent run: every file's entry in one read
+MAX_RUNS = 8
+MAX_RUN_BYTES = 128 * 1024 * 1024
 _EVICT_SLACK = 0.1  # evict down to 90% of MAX_ENTRIES, so eviction does not run on every write
 _WAIVER_PACKAGE = "streamwarden.waiver"
 # a policy that reads the time: input.now_ms (the only time a policy has), time.now_ns (refused in
@@ -95,15 +99,37 @@ def tool_fingerprint() -> str:
 
 
 def engine_fingerprint(name: str, options: dict[str, Any]) -> str:
-    version = "unknown"
-    if name == "regorus":
-        try:
-            from importlib.metadata import version as dist_version
+    return json.dumps({"engine": name, "version": engine_build(name), "options": options}, sort_keys=True, default=str)
 
-            version = dist_version("gordon-to-regorus")
-        except Exception:
-            pass
-    return json.dumps({"engine": name, "version": version, "options": options}, sort_keys=True, default=str)
+
+def engine_build(name: str) -> str:
+    """The installed build of the embedded engine: the names, sizes and modification times of the
+    ``regorus`` package's files, found without importing it or reading package metadata (a
+    reinstall or an upgrade changes them)."""
+    if name != "regorus":
+        return "unknown"
+    import importlib.util
+
+    try:
+        spec = importlib.util.find_spec("regorus")
+    except (ImportError, ValueError):
+        spec = None
+    if spec is None:
+        return "unknown"
+    paths: list[str] = []
+    for top in [spec.origin or "", *(spec.submodule_search_locations or [])]:
+        if os.path.isdir(top):
+            for dirpath, dirnames, filenames in os.walk(top):
+                dirnames[:] = sorted(d for d in dirnames if d != "__pycache__")
+                paths += [os.path.join(dirpath, n) for n in sorted(filenames)]
+        elif top:
+            paths.append(top)
+    h = hashlib.sha256()
+    for path in paths:
+        with contextlib.suppress(OSError):
+            st = os.stat(path)
+            h.update(f"{path}\0{st.st_size}\0{st.st_mtime_ns}\0".encode())
+    return h.hexdigest()
 
 
 @dataclass
@@ -255,7 +281,10 @@ def _is_int(v: Any) -> bool:
 
 
 def _entry_from_json(key: str, text: str) -> Entry:
-    d = json.loads(text)
+    return _entry_from_dict(key, json.loads(text))
+
+
+def _entry_from_dict(key: str, d: Any) -> Entry:
     if not isinstance(d, dict) or d.get("format") != FORMAT or d.get("key") != key:
         raise ValueError("format or key")
     name, file, line = d.get("name"), d.get("file"), d.get("name_line")
@@ -358,22 +387,13 @@ class ResultCache:
         return None
 
     def _read(self, key: str) -> Entry | None:
-        path = self._path(key)
-        try:
-            fd = os.open(path, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0))
-        except OSError:
+        raw = _read_regular(self._path(key), MAX_ENTRY_BYTES)
+        if raw is None:
             return None
         try:
-            st = os.fstat(fd)
-            if not stat.S_ISREG(st.st_mode) or st.st_size > MAX_ENTRY_BYTES:
-                return None
-            with os.fdopen(fd, "rb", closefd=False) as fh:
-                raw = fh.read(MAX_ENTRY_BYTES + 1)
             return _entry_from_json(key, raw.decode("utf-8"))
-        except (OSError, ValueError, TypeError, KeyError, UnicodeDecodeError, RecursionError):
+        except (ValueError, TypeError, KeyError, UnicodeDecodeError, RecursionError):
             return None  # a corrupt or foreign entry is a miss
-        finally:
-            os.close(fd)
 
     def store(self, key: str, entry: Entry) -> None:
         try:
@@ -391,10 +411,98 @@ class ResultCache:
         except OSError:
             pass
 
+    # -- the whole run at once ------------------------------------------------------------------
+
+    def _run_path(self, key: str) -> Path:
+        return self.directory / RUNS_DIR / f"{key}.json"
+
+    def lookup_run(self, key: str, file_keys: list[str], now: int) -> list[Entry] | None:
+        """Every file's entry from one read: the manifest ``store_run`` wrote for these same
+        files (``key`` = ``run_key`` of their keys), when each entry still holds (time, files read);
+        None otherwise, and the files are looked up one by one. The caller counts the hits."""
+        raw = _read_regular(self._run_path(key), MAX_RUN_BYTES)
+        if raw is None:
+            return None
+        try:
+            d = json.loads(raw)
+            if not isinstance(d, dict) or d.get("format") != FORMAT or d.get("key") != key:
+                return None
+            listed = d.get("entries")
+            if not isinstance(listed, list) or len(listed) != len(file_keys):
+                return None
+            entries = [_entry_from_dict(k, e) for k, e in zip(file_keys, listed, strict=True)]
+        except (ValueError, TypeError, KeyError, RecursionError):
+            return None
+        for entry in entries:
+            if not entry.timing.holds(now) or not all(self.state(p) == st for p, st in entry.deps):
+                return None
+        with contextlib.suppress(OSError):
+            os.utime(self._run_path(key))
+        return entries
+
+    def store_run(self, key: str, file_keys: list[str]) -> None:
+        """One manifest of the run: every file's entry (as just stored or found), in order, so
+        that the next run with the same files reads one file instead of one per contract. Kept
+        for the ``MAX_RUNS`` most recent runs."""
+        texts = []
+        for k in file_keys:
+            raw = _read_regular(self._path(k), MAX_ENTRY_BYTES)
+            if raw is None:
+                return  # an entry was not stored (too large, not JSON-exact): no manifest
+            texts.append(raw.decode("utf-8", "replace"))
+        head = json.dumps({"format": FORMAT, "key": key})
+        text = head[:-1] + ', "entries": [' + ", ".join(texts) + "]}"
+        if len(text) > MAX_RUN_BYTES:
+            return
+        runs = self.directory / RUNS_DIR
+        try:
+            _real_dir(runs)
+            _write_atomic(self._run_path(key), text)
+        except OSError:
+            return
+        evict_runs(runs, MAX_RUNS)
+
     def finish(self) -> None:
         """Evict the least recently used entries beyond MAX_ENTRIES (only when this run wrote)."""
         if self.stats.written:
             evict(self.entries, MAX_ENTRIES)
+
+
+def run_key(context: Context, file_keys: list[str]) -> str:
+    """The key of a whole run's manifest: the run's part and every file's key, in order."""
+    return _sha(context.key, "run", *file_keys)
+
+
+def _read_regular(path: Path, limit: int) -> bytes | None:
+    """The bytes of a regular file of at most ``limit`` bytes, read without following a symbolic
+    link or waiting on a FIFO; None otherwise."""
+    try:
+        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0))
+    except OSError:
+        return None
+    try:
+        st = os.fstat(fd)
+        if not stat.S_ISREG(st.st_mode) or st.st_size > limit:
+            return None
+        with os.fdopen(fd, "rb", closefd=False) as fh:
+            raw = read_bounded(fh, st.st_size, limit)
+        return raw if len(raw) <= limit else None
+    except OSError:
+        return None
+    finally:
+        os.close(fd)
+
+
+def evict_runs(runs: Path, keep: int) -> None:
+    """Keep the ``keep`` most recently used run manifests (a manifest holds every entry of a run:
+    a few MB at 5,000 contracts)."""
+    try:
+        found = [(e.stat(follow_symlinks=False).st_mtime, e.path) for e in os.scandir(runs) if e.name.endswith(".json")]
+    except OSError:
+        return
+    found.sort(reverse=True)
+    for _, p in found[keep:]:
+        _unlink(p)
 
 
 def _real_dir(path: Path) -> None:

@@ -175,10 +175,11 @@ def run_check(config: Config, options: RunOptions) -> RunResult:
     progress.set_total(len(files))
     order = {p: i for i, p in enumerate(files)}
     merged: list[_Checked] = []
-    if ctx.cache is not None and not selfcheck.enabled():
-        # hits first, in this process: only the misses are loaded, evaluated, or worth a fork
-        files = _hits_first(files, ctx, merged, errors)
-        ctx.looked_up = True
+    if ctx.cache is not None:
+        # hits first, in this process: only the misses are loaded, evaluated, or worth a fork (in
+        # self-check mode every file is evaluated, and the hits are compared with the results)
+        files = _hits_first(files, ctx, merged, errors, answer=not selfcheck.enabled())
+        ctx.looked_up = not selfcheck.enabled()
     # live facts run in this process (a Spark session and REST clients do not survive a fork)
     workers = 1 if ctx.env is not None else _worker_count(len(files))
     if workers > 1:
@@ -215,7 +216,7 @@ def run_check(config: Config, options: RunOptions) -> RunResult:
         errors = errors + own_errors
     merged.sort(key=lambda item: order.get(item[0], 0))
     if ctx.cache is not None:
-        ctx.cache.finish()
+        _finish_cache(ctx, ctx.cache, merged)
     pipelines: list[PipelineRef] = []
     findings: list[Finding] = []
     inputs: dict[str, dict[str, Any]] = {}
@@ -246,13 +247,19 @@ def run_check(config: Config, options: RunOptions) -> RunResult:
 
 
 def _hits_first(
-    files: list[Path], ctx: _RunContext, out: list[_Checked], errors: list[StreamwardenError]
+    files: list[Path], ctx: _RunContext, out: list[_Checked], errors: list[StreamwardenError], answer: bool = True
 ) -> list[Path]:
-    """Answer every file the cache holds; returns the others (their text kept for the loader)."""
-    from streamwarden.cache import file_key
+    """Answer every file the cache holds; returns the others (their text kept for the loader).
+
+    First the whole run: when every file is one the cache may answer, the run's manifest (one
+    read) answers them all at once if it holds for each; else file by file. ``answer`` false (self-
+    check mode): nothing is answered; the manifest's entries are kept to be compared with the
+    results (``_finish_cache``)."""
+    from streamwarden.cache import file_key, run_key
 
     assert ctx.cache is not None
-    misses: list[Path] = []
+    keys: dict[Path, str] = {}
+    readable: list[Path] = []
     for f in files:
         try:
             resolved_path = resolved(f)
@@ -261,18 +268,65 @@ def _hits_first(
             if text is None:
                 text = ctx.texts[f] = read_text(f, shown)
         except StreamwardenError as exc:
-            errors.append(exc)
-            progress.advance()
+            if answer:  # else reported when the file is checked
+                errors.append(exc)
+                progress.advance()
             continue
+        readable.append(f)
         if ctx.base is None or (ctx.skip_unchanged and ctx.base.unchanged(resolved_path)):
-            entry = ctx.cache.lookup(file_key(ctx.cache.context, shown, resolved_path, text), ctx.now)
-            if entry is not None:
+            keys[f] = file_key(ctx.cache.context, shown, resolved_path, text)
+    if ctx.base is None and files and len(keys) == len(files):
+        ctx.run_keys = [keys[f] for f in files]
+        entries = ctx.cache.lookup_run(run_key(ctx.cache.context, ctx.run_keys), ctx.run_keys, ctx.now)
+        if entries is not None and not answer:
+            ctx.run_hit = list(zip(files, entries, strict=True))
+        elif entries is not None:
+            ctx.cache.stats.hits += len(entries)
+            ctx.run_hit = []  # answered: nothing to store again
+            for f, entry in zip(files, entries, strict=True):
                 del ctx.texts[f]
                 out.append(_from_entry(f, entry, ctx))
+            progress.advance(len(files))
+            return []
+    if not answer:
+        return files
+    misses: list[Path] = []
+    for f in readable:
+        key = keys.get(f)
+        if key is not None:
+            hit = ctx.cache.lookup(key, ctx.now)
+            if hit is not None:
+                del ctx.texts[f]
+                out.append(_from_entry(f, hit, ctx))
                 progress.advance()
                 continue
         misses.append(f)
     return misses
+
+
+def _finish_cache(ctx: _RunContext, cache: ResultCache, merged: list[_Checked]) -> None:
+    """After the files are checked: in self-check mode, the run's manifest (when it held) must
+    give what was just computed; a run that every file's entry covers leaves its manifest (the
+    next run with the same files reads one file); old entries are evicted."""
+    from streamwarden.cache import finding_to_json, run_key
+
+    if ctx.run_hit and selfcheck.enabled():
+        fresh = {item[0]: item for item in merged}
+        for f, entry in ctx.run_hit:
+            _, ref, found, _, line = _from_entry(f, entry, ctx)
+            got = fresh.get(f)
+            cached = (ref, line, [finding_to_json(x) for x in sorted(found, key=Finding.sort_key)])
+            computed = None
+            if got is not None:
+                computed = (got[1], got[4], [finding_to_json(x) for x in sorted(got[2], key=Finding.sort_key)])
+            if cached != computed:
+                raise selfcheck.SelfCheckError(
+                    f"the run manifest of the result cache is stale for {ref.file}: "
+                    f"cached {cached!r}, computed {computed!r}"
+                )
+    elif ctx.run_keys is not None and ctx.run_hit is None:
+        cache.store_run(run_key(cache.context, ctx.run_keys), ctx.run_keys)
+    cache.finish()
 
 
 def _freeze_heap() -> None:
@@ -318,6 +372,8 @@ class _RunContext:
     keep_inputs: bool = False  # keep every input document (set from the run's size and options)
     cache: ResultCache | None = None
     looked_up: bool = False  # the cache was asked for every file already (_hits_first)
+    run_keys: list[str] | None = None  # every file's cache key, in order (when the cache may answer all)
+    run_hit: list[tuple[Path, Entry]] | None = None  # the run's manifest, when it held
 
     @property
     def limits(self) -> Limits:

@@ -16,7 +16,6 @@ import os
 import re
 import stat
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any
 
 import yaml
@@ -231,10 +230,10 @@ class _Builder:
 
 def read_text(path: str | os.PathLike[str], display: str | None = None) -> str:
     """Read a file as UTF-8 within the size limit; every failure is an InputError."""
-    p = Path(path)
-    shown = display or str(path)
+    name = os.fspath(path)  # os-level calls: a run reads thousands of files, pathlib costs more than the read
+    shown = display or name
     try:
-        st = p.stat()
+        st = os.stat(name)
     except FileNotFoundError:
         raise InputError(
             "file does not exist",
@@ -258,13 +257,23 @@ def read_text(path: str | os.PathLike[str], display: str | None = None) -> str:
             hint="contracts and Flink files are small; is this the right file?",
         )
     try:
-        with p.open("rb") as fh:
-            raw = fh.read(MAX_BYTES + 1)
+        with open(name, "rb") as fh:
+            raw = read_bounded(fh, st.st_size, MAX_BYTES)
     except OSError as exc:
         raise InputError(f"cannot read: {exc.strerror}", file=shown) from None
     if len(raw) > MAX_BYTES:
         raise InputError(f"file is larger than {MAX_BYTES // 1024 // 1024} MiB", file=shown)
     return decode_utf8(raw, shown)
+
+
+def read_bounded(fh: Any, size: int, limit: int) -> bytes:
+    """At most ``limit + 1`` bytes (one more than allowed tells that the file is too large),
+    asking for the size ``stat`` gave and then for the rest only if the file grew: a read of
+    ``limit + 1`` at once allocates that much for every small file."""
+    raw: bytes = fh.read(min(size, limit) + 1)
+    if len(raw) > size and len(raw) <= limit:
+        raw += fh.read(limit + 1 - len(raw))
+    return raw
 
 
 def decode_utf8(raw: bytes, shown: str) -> str:

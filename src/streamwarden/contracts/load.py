@@ -73,12 +73,23 @@ def _resolved_dir(directory: Path) -> Path:
 def resolved_dirs_forget() -> None:
     """A new run: directories may have moved since the last one in this process."""
     _resolved_dir.cache_clear()
+    _RESOLVED.clear()
+
+
+_RESOLVED: dict[Path, Path] = {}  # per run, like _resolved_dir
 
 
 def resolved(path: Path) -> Path:
     """``path.resolve()``, with each directory resolved once per run (a run resolves every contract
     file several times: discovery, the cache key, the base; realpath costs an lstat per part). A
     file that is itself a symbolic link is resolved in full."""
+    found = _RESOLVED.get(path)
+    if found is None:
+        found = _RESOLVED[path] = _resolve(path)
+    return found
+
+
+def _resolve(path: Path) -> Path:
     try:
         if os.path.islink(path) or path.name in ("", ".", ".."):
             return path.resolve()
@@ -292,6 +303,7 @@ def _meant_as_contract(data: dict[Any, Any]) -> bool:
     return isinstance(kind, str) and near_kind(kind)
 
 
+@functools.lru_cache(maxsize=256)  # a repository holds few kinds, each in many files
 def near_kind(kind: str) -> bool:
     """``kind`` is PipelineContract or a typo of it (case, a letter or two, spaces)."""
     squashed = re.sub(r"[\s_-]", "", kind).lower()

@@ -5,19 +5,20 @@ from __future__ import annotations
 import difflib
 import re
 from collections.abc import Iterable
-from typing import Any
-
-import jsonschema
-from jsonschema.exceptions import ValidationError
+from typing import TYPE_CHECKING, Any
 
 from streamwarden.contracts.fastcheck import Check, compile_schema
-from streamwarden.contracts.formats import FORMAT_CHECKER, FORMATS
+from streamwarden.contracts.formats import FORMATS, format_checker
 from streamwarden.contracts.schemawalk import Schema, SchemaWalker, walker_for
 from streamwarden.dates import calendar_problem
 from streamwarden.errors import InputError
 from streamwarden.escape import terminal
 from streamwarden.units import parse_duration, parse_size, suggest_duration, suggest_size
 from streamwarden.yamlsafe import YamlDocument, join_index, join_key
+
+if TYPE_CHECKING:  # jsonschema is imported when a document is invalid (for its messages), not before
+    import jsonschema
+    from jsonschema.exceptions import ValidationError
 
 _TYPE_WORDS = {
     "object": "a mapping",
@@ -40,8 +41,10 @@ def validator_for(schema: Schema) -> jsonschema.Draft202012Validator:
     hit = _VALIDATORS.get(id(schema))
     if hit is not None and hit[0] is schema:
         return hit[1]
+    import jsonschema
+
     jsonschema.Draft202012Validator.check_schema(schema)
-    validator = jsonschema.Draft202012Validator(inline_refs(schema), format_checker=FORMAT_CHECKER)
+    validator = jsonschema.Draft202012Validator(inline_refs(schema), format_checker=format_checker())
     _VALIDATORS[id(schema)] = (schema, validator)
     return validator
 
@@ -51,7 +54,8 @@ def fast_check_for(schema: Schema) -> Check | None:
     hit = _FAST.get(id(schema))
     if hit is not None and hit[0] is schema:
         return hit[1]
-    validator_for(schema)  # the schema itself is checked once, by jsonschema
+    # the shipped schemas are checked against the metaschema by the tests (test_warm_path.py), not
+    # on every run: a run whose documents are valid never imports jsonschema
     check = compile_schema(inline_refs(schema), formats=FORMATS)
     _FAST[id(schema)] = (schema, check)
     return check
@@ -132,7 +136,9 @@ def validate_document(doc: YamlDocument, data: Any, schema: Schema, what: str = 
 def _leaf(err: ValidationError) -> ValidationError:
     """For anyOf/oneOf, the most specific sub-error."""
     if err.validator in ("anyOf", "oneOf") and err.context:
-        best = jsonschema.exceptions.best_match(err.context)
+        from jsonschema.exceptions import best_match
+
+        best = best_match(err.context)
         if best is not None:
             return _leaf(best)
     return err
