@@ -13,7 +13,8 @@ from streamwarden.contracts.load import load_contract
 from streamwarden.engine import load_policy_set, make_engine
 from streamwarden.facts.spark_data import gather_data
 from streamwarden.facts.static import gather_static_facts
-from streamwarden.run import build_input, evaluate_contract
+from streamwarden.inputdoc import pipeline as build_input
+from streamwarden.run import evaluate_contract
 
 NOW = dt.datetime(2026, 11, 25, 12, 0, tzinfo=dt.timezone.utc)
 NOW_MS = int(NOW.timestamp() * 1000)

@@ -32,7 +32,8 @@ from streamwarden.engine import load_policy_set, make_engine
 from streamwarden.facts.iceberg import gather_iceberg
 from streamwarden.facts.static import gather_static_facts
 from streamwarden.findings import Finding
-from streamwarden.run import build_input, evaluate_contract
+from streamwarden.inputdoc import pipeline as build_input
+from streamwarden.run import evaluate_contract
 
 CONTRACT = """\
 apiVersion: streamwarden/v1

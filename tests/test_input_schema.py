@@ -28,9 +28,10 @@ from streamwarden.contracts.load import load_contract
 from streamwarden.facts.flink import gather_flink_one
 from streamwarden.facts.savepoint import gather_savepoint
 from streamwarden.facts.static import gather_static_facts
+from streamwarden.inputdoc import pipeline as build_input
 from streamwarden.inputschema import INPUT_SCHEMA, input_schema_errors, json_path
 from streamwarden.resources import load_schema
-from streamwarden.run import RunOptions, build_input, run_check
+from streamwarden.run import RunOptions, run_check
 
 EXAMPLES = REPO / "contracts" / "examples"
 NOW_MS = 1_795_608_000_000  # NOW (2026-11-25T12:00:00Z) in epoch ms

@@ -21,7 +21,7 @@ import click
 
 from streamwarden import __version__
 from streamwarden.config import FAIL_ON, Config, load_config
-from streamwarden.errors import ContractErrors, StreamwardenError, UsageError
+from streamwarden.errors import StreamwardenError, UsageError
 from streamwarden.escape import json_text, log_text, terminal
 
 if TYPE_CHECKING:
@@ -523,25 +523,11 @@ def facts(
     pipeline: str, paths: tuple[str, ...], config_path: str | None, now: str | None, environment: str | None
 ) -> None:
     """Print the policy input document of one pipeline as JSON (for debugging and `opa eval`)."""
-    from streamwarden.facts.static import gather_static_facts
-    from streamwarden.run import build_input, load_for_run, now_ms
+    from streamwarden.run import find_pipeline, now_ms, pipeline_document
 
     config = _config(config_path)
-    contracts, errors = load_for_run(config, paths)
-    match = [c for c in contracts if c.name == pipeline]
-    if not match:
-        known = ", ".join(sorted(c.name for c in contracts)) or "none found"
-        if errors:
-            raise ContractErrors(errors)
-        raise UsageError(f"unknown pipeline '{pipeline}' (known: {known})")
-    c = match[0]
-    when = parse_now(now) or now_ms()
-    gathered = gather_static_facts(c, config.root, config.flink_known_keys)
-    if environment:
-        from streamwarden.facts.live import gather_live
-
-        gathered.update(gather_live([c.data], config.environment(environment), config.root, when)[0])
-    doc = build_input(c, gathered, when, environment, "facts")
+    contract = find_pipeline(config, pipeline, paths)
+    doc = pipeline_document(config, contract, now_ms=parse_now(now) or now_ms(), environment=environment)
     click.echo(json_text(json.dumps(doc, indent=2, ensure_ascii=False)))
 
 

@@ -21,7 +21,8 @@ from streamwarden.config import Config
 from streamwarden.facts.recovery import RecoveryFacts, gather_recovery
 from streamwarden.facts.restore import rollback_commands
 from streamwarden.findings import Finding
-from streamwarden.gate import GateResult, decide, find_contract, source_status
+from streamwarden.gate import GateResult, decide, source_status
+from streamwarden.run import find_pipeline
 
 SINCE_CAP = 200
 
@@ -52,7 +53,7 @@ def build_evidence(
     engine: str = "regorus",
     engine_options: dict[str, Any] | None = None,
 ) -> EvidenceRecord:
-    contract = find_contract(config, pipeline, paths)
+    contract = find_pipeline(config, pipeline, paths)
     rec = gather_recovery(
         contract, config, env_name, now_ms, restore_from=restore_from, rollback_to=rollback_to, since_ms=since_ms
     )

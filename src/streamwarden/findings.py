@@ -6,7 +6,10 @@ import hashlib
 import json
 import re
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any, Protocol
+
+if TYPE_CHECKING:
+    from streamwarden.engine.policyset import PolicySet
 
 SEVERITY_ORDER = {"error": 0, "warning": 1, "info": 2}
 _PATH_TOKEN = re.compile(r'\.?([A-Za-z0-9_\-]+)|\[(\d+)\]|\["((?:[^"\\]|\\.)*)"\]')
@@ -124,6 +127,77 @@ def value_at(doc: Any, path: str) -> Any:
             return None
         node = node[part]
     return node
+
+
+class Subject(Protocol):
+    """What a finding is located against: a contract, or a stand-in for a removed pipeline."""
+
+    @property
+    def name(self) -> str: ...
+    @property
+    def file(self) -> str: ...
+    @property
+    def data(self) -> dict[str, Any]: ...
+    def line_of(self, path: str) -> int | None: ...
+
+
+def to_finding(policy_set: PolicySet, package: str, rule_set: str, element: Any, subject: Subject) -> Finding:
+    """One element of a rule set (``deny``/``warn``/``info``) as a Finding: the element is checked
+    (an object with a string ``rule`` and ``message``; a custom package may not use the reserved
+    ``SW-`` prefix), its severity comes from the element, the rule's METADATA or the rule set, its
+    location from the element (``file``/``line``) or the subject's line of ``path``, and its
+    fingerprint from pipeline, rule, path and the offending value."""
+    from streamwarden.engine.policyset import RESERVED_PREFIX, SET_SEVERITY
+    from streamwarden.errors import PolicyError
+
+    files = ", ".join(policy_set.package_files(package))
+    if (
+        not isinstance(element, dict)
+        or not isinstance(element.get("rule"), str)
+        or not isinstance(element.get("message"), str)
+    ):
+        raise PolicyError(
+            f"data.{package}.{rule_set} produced {str(element)[:80]!r}: each element must be an object "
+            'with a string "rule" id and a string "message"',
+            file=files or None,
+            hint='e.g. deny contains {"rule": "ACME-001", "message": "...", "path": "checkpoint.interval"} if { ... }',
+        )
+    rule = element["rule"]
+    if policy_set.is_custom_package(package) and rule.startswith(RESERVED_PREFIX):
+        raise PolicyError(
+            f"custom policy package {package} emits rule id {rule}: ids starting with {RESERVED_PREFIX} are reserved",
+            file=files or None,
+            hint="give custom rules ids of your own, e.g. ACME-001",
+        )
+    desc = policy_set.rules.get(rule)
+    severity = element.get("severity") or (desc.severity if desc else SET_SEVERITY.get(rule_set, "error"))
+    if severity not in ("error", "warning", "info"):
+        severity = SET_SEVERITY.get(rule_set, "error")
+    path: str = element["path"] if isinstance(element.get("path"), str) else ""
+    source: str = element["source"] if isinstance(element.get("source"), str) else "contract"
+    if isinstance(element.get("file"), str):
+        file: str | None = element["file"]
+        line = element.get("line") if isinstance(element.get("line"), int) else None
+    else:
+        file = subject.file
+        line = subject.line_of(path)
+    value = element["value"] if "value" in element else value_at(subject.data, path)
+    evidence: dict[str, Any] = element["evidence"] if isinstance(element.get("evidence"), dict) else {}
+    return Finding(
+        pipeline=subject.name,
+        rule=rule,
+        severity=severity,
+        title=desc.title if desc else rule,
+        message=element["message"],
+        file=file,
+        line=line,
+        path=path,
+        source=source,
+        remediation=desc.remediation if desc else "",
+        evidence=evidence,
+        fingerprint=fingerprint(subject.name, rule, path, value),
+        value=value,
+    )
 
 
 def summarize(findings: list[Finding], pipelines: list[str]) -> dict[str, int]:

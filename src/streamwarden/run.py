@@ -2,26 +2,27 @@
 
 from __future__ import annotations
 
+import functools
 import gc
 import multiprocessing
 import os
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from streamwarden import progress, selfcheck
+from streamwarden import inputdoc, progress, selfcheck
 from streamwarden.base import BaseSnapshot, TrustedPolicies, load_base, load_trusted
 from streamwarden.config import Config
 from streamwarden.contracts import Contract, discover_contracts, load_contract, load_contracts
 from streamwarden.contracts.load import display_path, resolved, resolved_dirs_forget, warm_contract_schema
 from streamwarden.engine import Engine, PolicySet, load_policy_set, make_engine
 from streamwarden.engine.limits import Limits
-from streamwarden.engine.policyset import RESERVED_PREFIX, SET_SEVERITY, PolicyFile
-from streamwarden.errors import ContractErrors, InputError, PolicyError, StreamwardenError
+from streamwarden.engine.policyset import PolicyFile
+from streamwarden.errors import ContractErrors, InputError, StreamwardenError, UsageError
 from streamwarden.facts.static import gather_static_facts
-from streamwarden.findings import Finding, fingerprint, value_at
+from streamwarden.findings import Finding, to_finding
 from streamwarden.gitbase import GitRepo
 from streamwarden.waivers import apply_waivers
 from streamwarden.yamlsafe import read_text
@@ -106,22 +107,18 @@ def _union_globs(configs: Sequence[Config]) -> list[str]:
     return list(dict.fromkeys(g for cfg in configs for g in cfg.contracts))
 
 
-def build_input(
-    contract: Contract,
-    facts: dict[str, Any],
-    now: int,
-    environment: str | None,
-    mode: str = "check",
-    base: dict[str, Any] | None = None,
-) -> dict[str, Any]:
-    return {
-        "contract": contract.data,
-        "base": base,
-        "facts": facts,
-        "now_ms": now,
-        "environment": environment,
-        "mode": mode,
-    }
+def find_pipeline(config: Config, name: str, paths: Sequence[str] = ()) -> Contract:
+    """The contract whose ``metadata.name`` is ``name``: the one lookup of ``facts``, ``gate`` and
+    ``evidence``. Unknown (the names known listed), or possibly a contract that does not load:
+    a StreamwardenError (exit 2)."""
+    contracts, errors = load_for_run(config, paths)
+    match = [c for c in contracts if c.name == name]
+    if match:
+        return match[0]
+    if errors:  # the pipeline may be the contract that does not load
+        raise ContractErrors(errors)
+    known = ", ".join(sorted(c.name for c in contracts)) or "none found"
+    raise UsageError(f"unknown pipeline '{name}' (known: {known})")
 
 
 PARALLEL_THRESHOLD = 200  # contracts; below it a second process costs more than it saves
@@ -443,29 +440,13 @@ def _repository_findings(
     engine = ctx.engine()
     out: list[Finding] = []
     for removed in ctx.base.removed(head_names):
-        base_doc: dict[str, Any] = {
-            "ref": ctx.base.ref,
-            "commit": ctx.base.commit,
-            "file": removed.file,
-            "status": "removed",
-            "error": None,
-            "contract": removed.contract,
-            "history": [],
-        }
-        doc = {
-            "contract": None,
-            "base": base_doc,
-            "facts": {},
-            "now_ms": ctx.now,
-            "environment": ctx.options.environment,
-            "mode": ctx.options.mode,
-        }
+        base_doc = inputdoc.base_section(
+            ref=ctx.base.ref, commit=ctx.base.commit, file=removed.file, status="removed", contract=removed.contract
+        )
+        doc = inputdoc.removed_pipeline(base_doc, ctx.now, ctx.options.environment, ctx.options.mode)
         subject = _Subject(removed.name or removed.file, removed.file, removed.contract or {})
         out.extend(_evaluate(engine, policy_set, subject, doc, [REMOVAL_PACKAGE]))
-    doc = {
-        "repository": {"trusted_ref": trusted.ref, "trusted_commit": trusted.commit, "policy_changes": trusted.changes},
-        "now_ms": ctx.now,
-    }
+    doc = inputdoc.repository(trusted.ref, trusted.commit, trusted.changes, ctx.now)
     out.extend(_evaluate(engine, policy_set, _Subject(REPOSITORY, "", {}), doc, [REPOSITORY_PACKAGE]))
     return out
 
@@ -521,8 +502,7 @@ def _check_chunk_of(
     errors: list[StreamwardenError],
     report_progress: bool,
 ) -> None:
-    policy_set = ctx.policy_set()
-    engine = ctx.engine()
+    ctx.engine()  # made first: an engine that cannot be made fails the chunk before any contract is read
     cache = ctx.cache
     contracts: list[tuple[Path, Contract, str | None, Entry | None]] = []
     for f in files:
@@ -558,26 +538,23 @@ def _check_chunk_of(
             from streamwarden.cache import deployment_paths
 
             deps = cache.deps_of(deployment_paths(contract.data, contract.path))
-        facts = gather_static_facts(contract, ctx.config.root, ctx.config.flink_known_keys)
-        facts.update(extra)
+        facts = _gather_facts(ctx, contract, extra)
         base_doc = ctx.base.document(contract.name, contract.path, contract.data) if ctx.base is not None else None
-        doc = build_input(contract, facts, ctx.now, ctx.options.environment, ctx.options.mode, base_doc)
-        if base_doc is not None and ctx.skip_unchanged and ctx.base is not None and ctx.base.unchanged(contract.path):
-            evaluated = {**doc, "base": None}
-        else:
-            evaluated = doc
-        found = evaluate_contract(engine, policy_set, contract, evaluated)
+        remember = None
         if cache is not None and key is not None and deps is not None:
-            _remember(cache, key, entry, deps, contract, evaluated, found, ctx)
-        if base_doc is None:
-            apply_waivers(found, contract.data)
-        else:  # the base's waivers are the ones in force in a pull request
-            base_waivers = (base_doc.get("contract") or {}).get("waivers") or []
-            apply_waivers(found, contract.data, trusted=base_waivers, now_ms=ctx.now)
+            remember = functools.partial(_remember, cache, key, entry, deps, contract, ctx=ctx)
+        found, doc = evaluate_pipeline(
+            ctx,
+            contract,
+            facts,
+            base_doc,
+            compare_base=not (ctx.skip_unchanged and ctx.base is not None and ctx.base.unchanged(contract.path)),
+            before_waivers=remember,
+        )
         ref = PipelineRef(contract.name, contract.file)
         kept = None
         if ctx.keep_inputs:
-            kept = {"contract": doc["contract"], "base": doc["base"]} if ctx.options.review_inputs else doc
+            kept = inputdoc.review_part(doc) if ctx.options.review_inputs else doc
         out.append((f, ref, found, kept, contract.line_of("metadata.name")))
 
 
@@ -637,7 +614,94 @@ def _duplicate_name(ref: PipelineRef, first: PipelineRef, line: int) -> InputErr
     )
 
 
+def evaluate_pipeline(
+    ctx: _RunContext,
+    contract: Contract,
+    facts: dict[str, Any],
+    base: dict[str, Any] | None = None,
+    *,
+    compare_base: bool = True,
+    before_waivers: Callable[[dict[str, Any], list[Finding]], None] | None = None,
+) -> tuple[list[Finding], dict[str, Any]]:
+    """Evaluate one pipeline; every verb that evaluates (check, gate, evidence) goes through here.
+
+    The input document (inputdoc.pipeline: the run's mode, time and environment), every policy of
+    the run, then the waivers in force: the contract's own, or in a pull request (``base``) the
+    base's. ``compare_base`` false: the base is left out of the evaluated document (an unchanged
+    contract under unchanged policies) but kept in the returned one (the contract review reads it).
+    ``before_waivers`` sees the evaluated document and the findings before waivers (the result
+    cache stores those). Returns the findings in report order and the document."""
+    doc = inputdoc.pipeline(contract, facts, ctx.now, ctx.options.environment, ctx.options.mode, base)
+    evaluated = doc if base is None or compare_base else inputdoc.without_base(doc)
+    found = evaluate_contract(ctx.engine(), ctx.policy_set(), contract, evaluated)
+    if before_waivers is not None:
+        before_waivers(evaluated, found)
+    if base is None:
+        apply_waivers(found, contract.data)
+    else:  # the base's waivers are the ones in force in a pull request
+        base_waivers = (base.get("contract") or {}).get("waivers") or []
+        apply_waivers(found, contract.data, trusted=base_waivers, now_ms=ctx.now)
+    found.sort(key=Finding.sort_key)
+    return found, doc
+
+
+def _one_pipeline(
+    config: Config,
+    mode: str,
+    now: int,
+    environment: str | None,
+    policy_dirs: Sequence[Path] = (),
+    engine: str = "regorus",
+    engine_options: dict[str, Any] | None = None,
+) -> _RunContext:
+    options = RunOptions(
+        policy_dirs=policy_dirs,
+        engine=engine,
+        now_ms=now,
+        environment=environment,
+        mode=mode,
+        engine_options=dict(engine_options or {}),
+    )
+    return _RunContext(config=config, options=options, now=now)
+
+
+def evaluate_one(
+    config: Config,
+    contract: Contract,
+    facts: dict[str, Any],
+    *,
+    mode: str,
+    now_ms: int,
+    environment: str | None,
+    policy_dirs: Sequence[Path] = (),
+    engine: str = "regorus",
+    engine_options: dict[str, Any] | None = None,
+) -> tuple[list[Finding], dict[str, Any]]:
+    """One pipeline on facts gathered elsewhere (gate, evidence): the configuration's policies
+    plus ``policy_dirs``, under its limits, through :func:`evaluate_pipeline`."""
+    ctx = _one_pipeline(config, mode, now_ms, environment, policy_dirs, engine, engine_options)
+    return evaluate_pipeline(ctx, contract, facts)
+
+
+def pipeline_document(config: Config, contract: Contract, *, now_ms: int, environment: str | None) -> dict[str, Any]:
+    """The ``facts`` command's document: the facts check gathers for ``contract`` (the repository's,
+    and with ``environment`` the live sources'), in the shape check evaluates, mode ``facts``."""
+    ctx = _one_pipeline(config, "facts", now_ms, environment)
+    if environment:
+        ctx.env = config.environment(environment)
+    facts = _gather_facts(ctx, contract, ctx.live_facts([contract])[0])
+    return inputdoc.pipeline(contract, facts, now_ms, environment, "facts")
+
+
+def _gather_facts(ctx: _RunContext, contract: Contract, live: dict[str, Any]) -> dict[str, Any]:
+    """A pipeline's facts: the repository's (static), then the live sections gathered for it."""
+    facts = gather_static_facts(contract, ctx.config.root, ctx.config.flink_known_keys)
+    facts.update(live)
+    return facts
+
+
 def evaluate_contract(engine: Engine, policy_set: PolicySet, contract: Contract, doc: dict[str, Any]) -> list[Finding]:
+    """Every policy over ``doc``, as findings (no waivers): see :func:`evaluate_pipeline`."""
     return _evaluate(engine, policy_set, contract, doc, None)
 
 
@@ -657,54 +721,3 @@ def _evaluate(
                 seen.add(key)
                 out.append(f)
     return out
-
-
-def to_finding(policy_set: PolicySet, package: str, rule_set: str, element: Any, contract: Any) -> Finding:
-    files = ", ".join(policy_set.package_files(package))
-    if (
-        not isinstance(element, dict)
-        or not isinstance(element.get("rule"), str)
-        or not isinstance(element.get("message"), str)
-    ):
-        raise PolicyError(
-            f"data.{package}.{rule_set} produced {str(element)[:80]!r}: each element must be an object "
-            'with a string "rule" id and a string "message"',
-            file=files or None,
-            hint='e.g. deny contains {"rule": "ACME-001", "message": "...", "path": "checkpoint.interval"} if { ... }',
-        )
-    rule = element["rule"]
-    if policy_set.is_custom_package(package) and rule.startswith(RESERVED_PREFIX):
-        raise PolicyError(
-            f"custom policy package {package} emits rule id {rule}: ids starting with {RESERVED_PREFIX} are reserved",
-            file=files or None,
-            hint="give custom rules ids of your own, e.g. ACME-001",
-        )
-    desc = policy_set.rules.get(rule)
-    severity = element.get("severity") or (desc.severity if desc else SET_SEVERITY.get(rule_set, "error"))
-    if severity not in ("error", "warning", "info"):
-        severity = SET_SEVERITY.get(rule_set, "error")
-    path: str = element["path"] if isinstance(element.get("path"), str) else ""
-    source: str = element["source"] if isinstance(element.get("source"), str) else "contract"
-    if isinstance(element.get("file"), str):
-        file: str | None = element["file"]
-        line = element.get("line") if isinstance(element.get("line"), int) else None
-    else:
-        file = contract.file
-        line = contract.line_of(path)
-    value = element["value"] if "value" in element else value_at(contract.data, path)
-    evidence: dict[str, Any] = element["evidence"] if isinstance(element.get("evidence"), dict) else {}
-    return Finding(
-        pipeline=contract.name,
-        rule=rule,
-        severity=severity,
-        title=desc.title if desc else rule,
-        message=element["message"],
-        file=file,
-        line=line,
-        path=path,
-        source=source,
-        remediation=desc.remediation if desc else "",
-        evidence=evidence,
-        fingerprint=fingerprint(contract.name, rule, path, value),
-        value=value,
-    )

@@ -1,0 +1,96 @@
+"""The policy input document: every shape the engine is given is built here, and only here.
+
+Three shapes (``contracts/schema/streamwarden-input.v1.schema.json``; self-check mode validates
+each one before it is evaluated):
+
+- :func:`pipeline` - one pipeline: ``contract``, ``base`` (a pull request's view of the trusted
+  side, or null), ``facts``, ``now_ms``, ``environment`` and ``mode`` (``check``, ``gate`` or
+  ``facts``, the document the ``facts`` command prints);
+- :func:`removed_pipeline` - a pipeline a pull request deletes: no contract, its base ``removed``;
+- :func:`repository` - the repository-wide policies of a pull request (policy and configuration
+  changes).
+
+The engine takes plain dictionaries; the constructors fix their keys, so a field cannot be
+forgotten or misspelt in one verb and not in another.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from streamwarden.contracts import Contract
+
+InputDocument = dict[str, Any]
+
+
+def pipeline(
+    contract: Contract,
+    facts: dict[str, Any],
+    now_ms: int,
+    environment: str | None,
+    mode: str = "check",
+    base: dict[str, Any] | None = None,
+) -> InputDocument:
+    """The document one pipeline is evaluated on (check, gate, evidence) or printed as (facts)."""
+    return {
+        "contract": contract.data,
+        "base": base,
+        "facts": facts,
+        "now_ms": now_ms,
+        "environment": environment,
+        "mode": mode,
+    }
+
+
+def without_base(doc: InputDocument) -> InputDocument:
+    """``doc`` with no base: a contract a pull request leaves unchanged has nothing new to compare."""
+    return {**doc, "base": None}
+
+
+def review_part(doc: InputDocument) -> InputDocument:
+    """What the contract review keeps of a pipeline's document: its contract and base, no facts."""
+    return {"contract": doc["contract"], "base": doc["base"]}
+
+
+def base_section(
+    *,
+    ref: str,
+    commit: str,
+    file: str | None,
+    status: str,
+    contract: dict[str, Any] | None,
+    error: str | None = None,
+    history: list[dict[str, Any]] | None = None,
+) -> dict[str, Any]:
+    """``input.base``: the pipeline as the base ref has it (``present``, ``added``, ``removed``,
+    ``unparseable``), with its history for the transitive modes."""
+    return {
+        "ref": ref,
+        "commit": commit,
+        "file": file,
+        "status": status,
+        "error": error,
+        "contract": contract,
+        "history": history if history is not None else [],
+    }
+
+
+def removed_pipeline(base: dict[str, Any], now_ms: int, environment: str | None, mode: str) -> InputDocument:
+    """A pipeline the pull request removes: only its base side is left."""
+    return {
+        "contract": None,
+        "base": base,
+        "facts": {},
+        "now_ms": now_ms,
+        "environment": environment,
+        "mode": mode,
+    }
+
+
+def repository(trusted_ref: str, trusted_commit: str, policy_changes: Any, now_ms: int) -> InputDocument:
+    """The repository policies' document: what a pull request changes in policies and configuration."""
+    return {
+        "repository": {"trusted_ref": trusted_ref, "trusted_commit": trusted_commit, "policy_changes": policy_changes},
+        "now_ms": now_ms,
+    }
