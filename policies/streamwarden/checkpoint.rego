@@ -1,7 +1,7 @@
 # Checkpoint contract (SW-CKPT): the contract side of each rule.
 # Repository and live (Flink REST) sides of the same ids live in the other checkpoint_*.rego files
 # of this package; their METADATA stays here, above the first body of each id. Helpers that those
-# files share (exactly_once_sinks, nondurable_storage, unlimited_failures, ...) keep their names.
+# files share (exactly_once_sinks, nondurable_storage, ...) keep their names.
 # Durations in input.contract are milliseconds; absent optional fields stay absent.
 package streamwarden.checkpoint
 
@@ -20,11 +20,8 @@ _interval_set if lib.positive(_ckpt.interval)
 
 _state_operators := object.get(input.contract, ["state", "operators"], [])
 
-# Names of the sinks that promise exactly-once delivery.
-exactly_once_sinks := [object.get(s, "name", sprintf("job.sinks[%d]", [idx])) |
-	some idx, s in object.get(input.contract, ["job", "sinks"], [])
-	s.delivery == "exactly_once"
-]
+# The sinks that promise exactly-once delivery: their names, "job.sinks[i]" for an unnamed one.
+exactly_once_sinks := lib.exactly_once_sink_labels(input.contract)
 
 # Why the pipeline needs checkpoints (SW-CKPT-001), state first.
 _needs_checkpointing := array.concat(_stateful_reason, _exactly_once_reason)
@@ -357,12 +354,6 @@ deny contains f if {
 	}
 }
 
-# Flink stores tolerable failed checkpoints as a Java int: a negative value or Integer.MAX_VALUE
-# means no checkpoint failure ever fails the job.
-unlimited_failures(n) if n < 0
-
-unlimited_failures(n) if n >= 2147483647
-
 # METADATA
 # title: Checkpoint failures must not become silent
 # description: |
@@ -383,7 +374,7 @@ unlimited_failures(n) if n >= 2147483647
 warn contains f if {
 	tolerable := _ckpt.tolerable_failures
 	is_number(tolerable)
-	unlimited_failures(tolerable)
+	lib.unlimited_failures(tolerable)
 	f := {
 		"rule": "SW-CKPT-008",
 		"message": sprintf(
@@ -399,7 +390,7 @@ warn contains f if {
 warn contains f if {
 	tolerable := _ckpt.tolerable_failures
 	is_number(tolerable)
-	not unlimited_failures(tolerable)
+	not lib.unlimited_failures(tolerable)
 	max_failed := _ckpt.health.max_failed
 	is_number(max_failed)
 	tolerable > max_failed

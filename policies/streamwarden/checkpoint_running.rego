@@ -100,7 +100,7 @@ warn contains f if {
 	cfg.enabled == true
 	n := cfg.tolerable_failures
 	is_number(n)
-	unlimited_failures(n)
+	lib.unlimited_failures(n)
 	f := {
 		"rule": "SW-CKPT-008",
 		"message": sprintf(

@@ -15,14 +15,6 @@ _quality := object.get(input.contract, "quality", {})
 
 _table_name := sprintf("%v (catalog %v)", [_data.table, _data.catalog])
 
-_finding(rule, path, message, evidence) := {
-	"rule": rule,
-	"message": message,
-	"path": path,
-	"source": "data",
-	"evidence": evidence,
-}
-
 # A time column the scan could not measure: missing from the table, or of a type without time.
 _unmeasurable(fact, field) := sprintf("%s %s does not exist in the live table schema of %s", [field, fact.column, _table_name]) if {
 	fact.missing == true
@@ -55,7 +47,7 @@ deny contains f if {
 	is_number(fact.max_ms)
 	lag := input.now_ms - fact.max_ms
 	lag > spec.max_lag
-	f := _finding(
+	f := lib.finding(
 		"SW-DATA-001",
 		"quality.freshness.max_lag",
 		sprintf(
@@ -66,6 +58,7 @@ deny contains f if {
 			"column": spec.column, "max_ms": fact.max_ms, "lag_ms": lag,
 			"max_lag_ms": spec.max_lag, "source": fact.source,
 		}),
+		{"source": "data"},
 	)
 }
 
@@ -77,7 +70,7 @@ deny contains f if {
 	fact.missing == false
 	object.get(fact, "error", null) == null # (`not is_string(fact.error)` differs between OPA and regorus)
 	object.get(fact, "max_ms", null) == null
-	f := _finding(
+	f := lib.finding(
 		"SW-DATA-001",
 		"quality.freshness.column",
 		sprintf(
@@ -85,6 +78,7 @@ deny contains f if {
 			[_table_name, spec.column, lib.fmt_ms(spec.max_lag)],
 		),
 		object.union(_scan_evidence, {"column": spec.column, "rows": _data.scan.rows_live}),
+		{"source": "data"},
 	)
 }
 
@@ -94,11 +88,12 @@ deny contains f if {
 	fact := _data.freshness
 	fact.column == spec.column
 	msg := _unmeasurable(fact, "quality.freshness.column")
-	f := _finding(
+	f := lib.finding(
 		"SW-DATA-001",
 		"quality.freshness.column",
 		sprintf("%s: freshness cannot be proven", [msg]),
 		object.union(_scan_evidence, {"column": spec.column, "type": fact.type}),
+		{"source": "data"},
 	)
 }
 
@@ -130,7 +125,7 @@ deny contains f if {
 	fact := _data.unique
 	fact.columns == keys
 	fact.duplicate_keys > 0
-	f := _finding(
+	f := lib.finding(
 		"SW-DATA-002",
 		"quality.unique",
 		sprintf(
@@ -141,6 +136,7 @@ deny contains f if {
 			"columns": keys, "duplicate_keys": fact.duplicate_keys,
 			"duplicate_rows": fact.duplicate_rows, "samples": fact.samples,
 		}),
+		{"source": "data"},
 	)
 }
 
@@ -150,7 +146,7 @@ deny contains f if {
 	fact := _data.unique
 	fact.columns == keys
 	count(fact.missing) > 0
-	f := _finding(
+	f := lib.finding(
 		"SW-DATA-002",
 		"quality.unique",
 		sprintf(
@@ -158,6 +154,7 @@ deny contains f if {
 			[concat(", ", fact.missing), _table_name],
 		),
 		object.union(_scan_evidence, {"columns": keys, "missing": fact.missing}),
+		{"source": "data"},
 	)
 }
 
@@ -195,17 +192,15 @@ deny contains f if {
 	some col, info in _data.not_null
 	is_number(info.nulls)
 	info.nulls > 0
-	f := object.union(
-		_finding(
-			"SW-DATA-003",
-			_null_path(col),
-			sprintf(
-				"column %s of %s holds %v null(s) among its live rows, but it is declared %s",
-				[col, _table_name, info.nulls, _declared_text(info)],
-			),
-			object.union(_scan_evidence, {"column": col, "nulls": info.nulls, "declared_in": info.declared_in}),
+	f := lib.finding(
+		"SW-DATA-003",
+		_null_path(col),
+		sprintf(
+			"column %s of %s holds %v null(s) among its live rows, but it is declared %s",
+			[col, _table_name, info.nulls, _declared_text(info)],
 		),
-		{"value": col},
+		object.union(_scan_evidence, {"column": col, "nulls": info.nulls, "declared_in": info.declared_in}),
+		{"source": "data", "value": col},
 	)
 }
 
@@ -214,17 +209,15 @@ deny contains f if {
 	some col, info in _data.not_null
 	info.missing == true
 	"quality.not_null" in info.declared_in
-	f := object.union(
-		_finding(
-			"SW-DATA-003",
-			_null_path(col),
-			sprintf(
-				"quality.not_null names %s, which the live table schema of %s does not have: it cannot be proven non-null",
-				[col, _table_name],
-			),
-			object.union(_scan_evidence, {"column": col, "missing": true}),
+	f := lib.finding(
+		"SW-DATA-003",
+		_null_path(col),
+		sprintf(
+			"quality.not_null names %s, which the live table schema of %s does not have: it cannot be proven non-null",
+			[col, _table_name],
 		),
-		{"value": col},
+		object.union(_scan_evidence, {"column": col, "missing": true}),
+		{"source": "data", "value": col},
 	)
 }
 
@@ -250,16 +243,14 @@ warn contains f if {
 	some s in _data.snapshots
 	s.comparable == true
 	some key in s.mismatches
-	f := object.union(
-		_finding(
-			"SW-DATA-004",
-			"table.identifier",
-			sprintf(
-				"snapshot %v (%v) of %s says %s = %v in its summary, but the files it added hold %v",
-				[s.snapshot_id, s.operation, _table_name, key, s.summary[key], s.counted[key]],
-			),
-			{"snapshot_id": s.snapshot_id, "summary_key": key, "summary": s.summary[key], "counted": s.counted[key]},
+	f := lib.finding(
+		"SW-DATA-004",
+		"table.identifier",
+		sprintf(
+			"snapshot %v (%v) of %s says %s = %v in its summary, but the files it added hold %v",
+			[s.snapshot_id, s.operation, _table_name, key, s.summary[key], s.counted[key]],
 		),
-		{"value": sprintf("%v:%s", [s.snapshot_id, key])},
+		{"snapshot_id": s.snapshot_id, "summary_key": key, "summary": s.summary[key], "counted": s.counted[key]},
+		{"source": "data", "value": sprintf("%v:%s", [s.snapshot_id, key])},
 	)
 }

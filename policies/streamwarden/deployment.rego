@@ -61,33 +61,23 @@ repo_says(e, type) := sprintf("sets %s to %s at %s:%v", [written(e), show(e.valu
 } else := sprintf("leaves %s unset, so Flink uses its default %s", [e.key, show(e.value, type)])
 
 # finding(rule, key, e, message, evidence): a repository-sourced finding about entry e.
-finding(rule, key, e, message, evidence) := f if {
+finding(rule, key, e, message, evidence) := lib.finding(
+	rule, key, message,
+	object.union(evidence, {
+		"deployment_key": e.key,
+		"deployment_value": e.value,
+		"deployment_source": origin(e),
+	}),
+	{"source": "deployment", "file": loc.file, "line": loc.line, "value": e.value},
+) if {
 	loc := location(e)
-	f := {
-		"rule": rule,
-		"message": message,
-		"path": key,
-		"source": "deployment",
-		"file": loc.file,
-		"line": loc.line,
-		"value": e.value,
-		"evidence": object.union(evidence, {
-			"deployment_key": e.key,
-			"deployment_value": e.value,
-			"deployment_source": origin(e),
-		}),
-	}
 }
 
 # --- what the contract asks of the deployment -------------------------------------------------
 
 stateful_operators := object.get(input.contract, ["state", "operators"], [])
 
-exactly_once_sinks := [name |
-	some i, s in object.get(input.contract, ["job", "sinks"], [])
-	s.delivery == "exactly_once"
-	name := object.get(s, "name", sprintf("job.sinks[%d]", [i]))
-]
+exactly_once_sinks := lib.exactly_once_sink_labels(input.contract)
 
 # Why the pipeline must checkpoint (SW-CKPT-001, SW-CKPT-004).
 checkpointing_reasons contains sprintf("it keeps state (%d operators under state.operators)", [count(stateful_operators)]) if {
@@ -129,17 +119,11 @@ ckpt_settings := [
 	{"setting": "tolerable_failures", "label": "tolerable checkpoint failures", "key": "execution.checkpointing.tolerable-failed-checkpoints", "type": "int"},
 ]
 
-# Flink stores tolerable failed checkpoints as a Java int; Integer.MAX_VALUE means unlimited.
-# The contract writes unlimited as a negative number.
-unlimited_failures(n) if n < 0
-
-unlimited_failures(n) if n >= 2147483647
-
 same_setting(_, a, b) if a == b
 
 same_setting("tolerable_failures", a, b) if {
-	unlimited_failures(a)
-	unlimited_failures(b)
+	lib.unlimited_failures(a)
+	lib.unlimited_failures(b)
 }
 
 # SW-CKPT-003 stays quiet where SW-CKPT-001 already says the repository does not checkpoint:

@@ -100,3 +100,66 @@ _first_in_sorted(s, k) if {
 	k > 0
 	s[k - 1][0] != s[k][0]
 }
+
+# --- helpers the rule files share -------------------------------------------------------------
+# Functions, not rules: regorus evaluates a rule reached through an import (`lib.x`) as part of
+# the whole imported document; a function call (or a full `data.` path) is a lookup.
+
+# finding(rule, path, message, evidence, extra): the element every rule emits,
+# {"rule", "message", "path", "evidence"}, plus the fields of extra ("source", "value", "file",
+# "line": where the finding's facts came from).
+finding(rule, path, message, evidence, extra) := object.union(extra, {
+	"rule": rule,
+	"message": message,
+	"path": path,
+	"evidence": evidence,
+})
+
+# unlimited_failures(n): a tolerable-failed-checkpoints count that never fails the job. Flink
+# stores it as a Java int: a negative value (how the contract writes unlimited) or
+# Integer.MAX_VALUE.
+unlimited_failures(n) if n < 0
+
+unlimited_failures(n) if n >= 2147483647
+
+# exactly_once_sink_labels(contract): one label per job.sinks[] entry with delivery exactly_once,
+# in declaration order, for messages and evidence: its name, or "job.sinks[i]" when it has none.
+exactly_once_sink_labels(contract) := [object.get(s, "name", sprintf("job.sinks[%d]", [i])) |
+	some i, s in object.get(contract, ["job", "sinks"], [])
+	s.delivery == "exactly_once"
+]
+
+# exactly_once_sink_names(contract): the set of the names those sinks declare (null for a sink
+# without one; several unnamed sinks are one null).
+exactly_once_sink_names(contract) := {object.get(s, "name", null) |
+	some s in object.get(contract, ["job", "sinks"], [])
+	s.delivery == "exactly_once"
+}
+
+# iceberg(inp): inp.facts.iceberg when the catalog gatherer read the table (available true);
+# undefined otherwise, so every rule on live table facts is silent without them.
+iceberg(inp) := inp.facts.iceberg if inp.facts.iceberg.available == true
+
+# iceberg_name(ice): the live table for a message: "db.table (catalog lake)".
+iceberg_name(ice) := sprintf("%s (catalog %s)", [ice.identifier, ice.catalog])
+
+# diff_base_doc(inp): inp.base when it is an object (a run with --base).
+diff_base_doc(inp) := b if {
+	b := object.get(inp, "base", null)
+	is_object(b)
+}
+
+# diff_base(inp): the base branch's contract, when the base has one: status "present" (or absent)
+# and an object contract. A contract the pull request adds ("added") or an unparseable base has none.
+diff_base(inp) := c if {
+	b := diff_base_doc(inp)
+	object.get(b, "status", "present") == "present"
+	c := object.get(b, "contract", null)
+	is_object(c)
+}
+
+# diff_base_name(inp): the base for a message: "the base (REF)", or "the base" without a ref.
+diff_base_name(inp) := sprintf("the base (%s)", [r]) if {
+	r := object.get(diff_base_doc(inp), "ref", null)
+	is_string(r)
+} else := "the base"

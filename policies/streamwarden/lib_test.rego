@@ -322,3 +322,83 @@ test_first_index_of_numbers_and_arrays if {
 test_first_index_of_nothing if {
 	first_index([]) == {}
 }
+
+# --- shared rule helpers --------------------------------------------------------------------------
+
+test_finding_is_the_element_shape_plus_extra if {
+	f := finding("SW-X-001", "a.b", "msg", {"k": 1}, {"source": "iceberg", "value": 7})
+	f == {"rule": "SW-X-001", "message": "msg", "path": "a.b", "evidence": {"k": 1}, "source": "iceberg", "value": 7}
+	finding("SW-X-001", "a.b", "msg", {}, {}) == {"rule": "SW-X-001", "message": "msg", "path": "a.b", "evidence": {}}
+}
+
+test_finding_extra_cannot_replace_the_element_fields if {
+	f := finding("SW-X-001", "a.b", "msg", {}, {"rule": "OTHER", "path": "x", "file": "f.yaml", "line": 3})
+	f.rule == "SW-X-001"
+	f.path == "a.b"
+	f.file == "f.yaml"
+	f.line == 3
+}
+
+test_unlimited_failures if {
+	unlimited_failures(-1)
+	unlimited_failures(2147483647)
+	unlimited_failures(2147483648)
+	not unlimited_failures(0)
+	not unlimited_failures(3)
+	not unlimited_failures(2147483646)
+}
+
+_t_sinks := {"job": {"sinks": [
+	{"name": "orders", "delivery": "exactly_once"},
+	{"delivery": "exactly_once"},
+	{"name": "audit", "delivery": "at_least_once"},
+	{"name": "plain"},
+	{"name": "orders", "delivery": "exactly_once"},
+]}}
+
+test_exactly_once_sink_labels_in_order_with_index_for_unnamed if {
+	exactly_once_sink_labels(_t_sinks) == ["orders", "job.sinks[1]", "orders"]
+	exactly_once_sink_labels({}) == []
+	exactly_once_sink_labels({"job": {"sinks": [{"name": "a", "delivery": "at_least_once"}]}}) == []
+}
+
+test_exactly_once_sink_names_a_set_with_null_for_unnamed if {
+	exactly_once_sink_names(_t_sinks) == {"orders", null}
+	exactly_once_sink_names({}) == set()
+}
+
+test_iceberg_only_when_available if {
+	ice := {"available": true, "identifier": "db.t", "catalog": "lake"}
+	iceberg({"facts": {"iceberg": ice}}) == ice
+	not iceberg({"facts": {"iceberg": {"available": false}}})
+	not iceberg({"facts": {}})
+	not iceberg({})
+	iceberg_name(ice) == "db.t (catalog lake)"
+}
+
+test_diff_base_of_a_present_base if {
+	inp := {"base": {"status": "present", "ref": "origin/main", "contract": {"x": 1}}}
+	diff_base_doc(inp) == inp.base
+	diff_base(inp) == {"x": 1}
+	diff_base_name(inp) == "the base (origin/main)"
+}
+
+test_diff_base_without_status_counts_as_present if {
+	diff_base({"base": {"contract": {"x": 1}}}) == {"x": 1}
+	diff_base_name({"base": {"contract": {}}}) == "the base"
+}
+
+test_diff_base_none_for_added_unparseable_or_missing if {
+	not diff_base({"base": {"status": "added", "contract": {"x": 1}}})
+	not diff_base({"base": {"status": "unparseable", "error": "bad"}})
+	not diff_base({"base": {"status": "present", "contract": "junk"}})
+	not diff_base({"base": "junk"})
+	not diff_base({})
+	not diff_base_doc({"base": null})
+	diff_base_doc({"base": {"status": "added"}}) == {"status": "added"}
+}
+
+test_diff_base_name_needs_a_string_ref if {
+	diff_base_name({"base": {"ref": 3}}) == "the base"
+	diff_base_name({}) == "the base"
+}

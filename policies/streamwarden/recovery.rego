@@ -95,10 +95,7 @@ deny contains f if {
 
 # The sinks that promise exactly-once delivery (SW-REC-005). The promise is the sink's:
 # checkpoint.mode alone promises no delivery, and a sink without `delivery` promises nothing.
-_exactly_once_sinks contains object.get(s, "name", null) if {
-	some s in object.get(input.contract, ["job", "sinks"], [])
-	s.delivery == "exactly_once"
-}
+_exactly_once_sinks := lib.exactly_once_sink_names(input.contract)
 
 # 'sink "a"' or 'sinks "a" and "b"', for the message.
 _sinks_phrase(names) := sprintf("sink %s promises", [lib.quote(names[0])]) if count(names) == 1

@@ -11,23 +11,6 @@ import rego.v1
 
 import data.streamwarden.lib
 
-_diff_base_doc := b if {
-	b := object.get(input, "base", null)
-	is_object(b)
-}
-
-_diff_base := c if {
-	b := _diff_base_doc
-	object.get(b, "status", "present") == "present"
-	c := object.get(b, "contract", null)
-	is_object(c)
-}
-
-_diff_base_name := sprintf("the base (%s)", [r]) if {
-	r := object.get(_diff_base_doc, "ref", null)
-	is_string(r)
-} else := "the base"
-
 _diff_backfills(c) := bs if {
 	bs := object.get(c, "backfills", [])
 	is_array(bs)
@@ -37,12 +20,12 @@ _diff_key(b) := [object.get(b, "job", null), object.get(b, "job_id", null)]
 
 # Base backfills by [job, job_id], and by job alone (first occurrence wins).
 _diff_base_by_key := {k: bs[i] |
-	bs := _diff_backfills(_diff_base)
+	bs := _diff_backfills(lib.diff_base(input))
 	some k, i in lib.first_index([[_diff_key(b), j] | some j, b in bs; is_object(b)])
 }
 
 _diff_base_by_job := {job: bs[i] |
-	bs := _diff_backfills(_diff_base)
+	bs := _diff_backfills(lib.diff_base(input))
 	some job, i in lib.first_index([[job, j] | some j, b in bs; is_object(b); job := object.get(b, "job", null); is_string(job)])
 }
 
@@ -151,16 +134,16 @@ _diff_widenings(b, bb) := array.concat(
 	array.concat(_diff_time_widening(b, bb, "from", "earlier"), _diff_time_widening(b, bb, "to", "later")),
 )
 
-_diff_change_text(w) := sprintf("%s is removed (it was %v in %s)", [w.field, w.base, _diff_base_name]) if {
+_diff_change_text(w) := sprintf("%s is removed (it was %v in %s)", [w.field, w.base, lib.diff_base_name(input)]) if {
 	w.change == "removed"
-} else := sprintf("%s moves %s, from %v in %s to %v", [w.field, w.change, w.base, _diff_base_name, w.head]) if {
+} else := sprintf("%s moves %s, from %v in %s to %v", [w.field, w.change, w.base, lib.diff_base_name(input), w.head]) if {
 	w.change in {"earlier", "later"}
-} else := sprintf("%s changes from %v in %s to %v", [w.field, w.base, _diff_base_name, w.head])
+} else := sprintf("%s changes from %v in %s to %v", [w.field, w.base, lib.diff_base_name(input), w.head])
 
 # SW-REC-004 (diff side; METADATA in recovery.rego): a declared backfill whose boundary the
 # pull request widened. A head backfill without any boundary is left to the contract side.
 deny contains f if {
-	_diff_base
+	lib.diff_base(input)
 	some idx, b in _diff_backfills(input.contract)
 	is_object(b)
 	_bounded(b)

@@ -9,19 +9,11 @@ import rego.v1
 
 import data.streamwarden.lib
 
-_ice := input.facts.iceberg if input.facts.iceberg.available == true
+_ice := lib.iceberg(input)
 
 _ice_retention := object.get(input.contract, "retention", {})
 
-_ice_name := sprintf("%s (catalog %s)", [_ice.identifier, _ice.catalog])
-
-_ice_finding(rule, path, message, evidence) := {
-	"rule": rule,
-	"message": message,
-	"path": path,
-	"source": "iceberg",
-	"evidence": evidence,
-}
+_ice_name := lib.iceberg_name(_ice)
 
 _ice_source_text(source) := "the branch ref" if {
 	source == "ref"
@@ -58,7 +50,7 @@ deny contains f if {
 	is_number(kept)
 	some p in _ice_promises
 	kept < p.value
-	f := _ice_finding(
+	f := lib.finding(
 		"SW-RET-001",
 		p.path,
 		sprintf(
@@ -71,6 +63,7 @@ deny contains f if {
 			"promise": p.value,
 			"branch": _ice.branch,
 		},
+		{"source": "iceberg"},
 	)
 }
 
@@ -92,7 +85,7 @@ warn contains f if {
 	kept := _ice.retention.min_snapshots_to_keep
 	is_number(kept)
 	kept < wanted
-	f := _ice_finding(
+	f := lib.finding(
 		"SW-RET-003",
 		"retention.snapshots.min_keep",
 		sprintf(
@@ -100,6 +93,7 @@ warn contains f if {
 			[_ice_name, kept, _ice.branch, _ice_source_text(_ice.retention.min_snapshots_to_keep_source), wanted],
 		),
 		{"min_snapshots_to_keep": kept, "source": _ice.retention.min_snapshots_to_keep_source, "min_keep": wanted},
+		{"source": "iceberg"},
 	)
 }
 
@@ -131,7 +125,7 @@ deny contains f if {
 	age := input.now_ms - oldest.timestamp_ms
 	age > 2 * allowed
 	f := object.union(
-		_ice_finding(
+		lib.finding(
 			"SW-RET-004",
 			"retention.snapshots.max_age",
 			sprintf(
@@ -139,6 +133,7 @@ deny contains f if {
 				[_ice_name, oldest.snapshot_id, lib.fmt_age(age), lib.fmt_ms(allowed), _ice.snapshots.total],
 			),
 			{"snapshot_id": oldest.snapshot_id, "timestamp_ms": oldest.timestamp_ms, "age_ms": age, "allowed_ms": allowed, "snapshots": _ice.snapshots.total},
+			{"source": "iceberg"},
 		),
 		{"value": "expiry-not-running"},
 	)
@@ -162,7 +157,7 @@ warn contains f if {
 	live := object.get(_ice.properties, "write.metadata.delete-after-commit.enabled", "false")
 	lower(sprintf("%v", [live])) != "true"
 	f := object.union(
-		_ice_finding(
+		lib.finding(
 			"SW-RET-006",
 			`table.properties["write.metadata.delete-after-commit.enabled"]`,
 			sprintf(
@@ -170,6 +165,7 @@ warn contains f if {
 				[_ice_name, live],
 			),
 			{"write.metadata.delete-after-commit.enabled": live, "previous_versions_max": object.get(_ice.properties, "write.metadata.previous-versions-max", null)},
+			{"source": "iceberg"},
 		),
 		{"value": live},
 	)

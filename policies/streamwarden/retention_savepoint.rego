@@ -7,6 +7,8 @@ package streamwarden.retention
 
 import rego.v1
 
+import data.streamwarden.lib
+
 _rs_sp := sp if {
 	sp := input.facts.savepoint
 	sp.available == true
@@ -18,17 +20,16 @@ _rs_path := "retention.snapshots.max_age" if {
 	is_number(input.contract.retention.rollback_window)
 } else := "retention"
 
-_rs_finding(point, checkpoint_id, max_committed, job_id) := {
-	"rule": "SW-RET-007",
-	"message": sprintf(
+_rs_finding(point, checkpoint_id, max_committed, job_id) := lib.finding(
+	"SW-RET-007",
+	_rs_path,
+	sprintf(
 		"%s at checkpoint %v is at or below the table's max committed checkpoint %v for job %s, but the snapshot holding the table as of that checkpoint has been expired: restoring it leaves no table state to roll back to",
 		[point, checkpoint_id, max_committed, job_id],
 	),
-	"path": _rs_path,
-	"source": "savepoint",
-	"value": {"job_id": job_id, "checkpoint_id": checkpoint_id},
-	"evidence": {"point": point, "checkpoint_id": checkpoint_id, "max_committed_checkpoint_id": max_committed, "job_id": job_id},
-}
+	{"point": point, "checkpoint_id": checkpoint_id, "max_committed_checkpoint_id": max_committed, "job_id": job_id},
+	{"source": "savepoint", "value": {"job_id": job_id, "checkpoint_id": checkpoint_id}},
+)
 
 # METADATA
 # title: Retained savepoints and checkpoints must keep their table snapshot

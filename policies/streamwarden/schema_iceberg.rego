@@ -7,9 +7,10 @@ package streamwarden.schema
 
 import rego.v1
 
+import data.streamwarden.lib
 import data.streamwarden.table
 
-_ice := input.facts.iceberg if input.facts.iceberg.available == true
+_ice := lib.iceberg(input)
 
 _ice_schema(id) := s if {
 	some s in _ice.schemas

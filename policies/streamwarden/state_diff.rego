@@ -11,27 +11,10 @@ import rego.v1
 
 import data.streamwarden.lib
 
-_diff_base_doc := b if {
-	b := object.get(input, "base", null)
-	is_object(b)
-}
-
-_diff_base := c if {
-	b := _diff_base_doc
-	object.get(b, "status", "present") == "present"
-	c := object.get(b, "contract", null)
-	is_object(c)
-}
-
 _diff_head := c if {
 	c := object.get(input, "contract", null)
 	is_object(c)
 }
-
-_diff_base_name := sprintf("the base (%s)", [r]) if {
-	r := object.get(_diff_base_doc, "ref", null)
-	is_string(r)
-} else := "the base"
 
 _diff_list(c, path) := xs if {
 	xs := object.get(c, path, [])
@@ -109,9 +92,9 @@ _diff_drop_hint(u) := "it is listed in state.dropped, but state.allow_non_restor
 #     state:
 #       operators: [{uid: orders-dedup-v2, kind: keyed, ...}]   # no restores_from: orders-dedup
 deny contains f if {
-	_diff_base
+	lib.diff_base(input)
 	some section in _diff_uid_sections
-	some x in _diff_list(_diff_base, section.path)
+	some x in _diff_list(lib.diff_base(input), section.path)
 	u := _diff_uid(x)
 	not u in _diff_head_claims
 	not _diff_released(u)
@@ -119,7 +102,7 @@ deny contains f if {
 		"rule": "SW-STATE-006",
 		"message": sprintf(
 			"uid %s (%s in %s) is gone and no operator declares restores_from: %s: its state in the last savepoint would be unclaimed and the restore refused; %s",
-			[lib.quote(u), section.name, _diff_base_name, u, _diff_drop_hint(u)],
+			[lib.quote(u), section.name, lib.diff_base_name(input), u, _diff_drop_hint(u)],
 		),
 		"path": section.name,
 		"value": u,
@@ -150,15 +133,15 @@ deny contains f if {
 #     # base: job: {max_parallelism: 128}
 #     job: {max_parallelism: 256}
 deny contains f if {
-	_diff_base
-	old := object.get(_diff_base, ["job", "max_parallelism"], null)
+	lib.diff_base(input)
+	old := object.get(lib.diff_base(input), ["job", "max_parallelism"], null)
 	new := object.get(_diff_head, ["job", "max_parallelism"], null)
 	old != new
 	f := {
 		"rule": "SW-STATE-007",
 		"message": sprintf(
 			"job.max_parallelism changes from %s in %s to %s: savepoints of the running job cannot be restored with another max parallelism; keep %s",
-			[_diff_max_par_text(old), _diff_base_name, _diff_max_par_text(new), _diff_max_par_text(old)],
+			[_diff_max_par_text(old), lib.diff_base_name(input), _diff_max_par_text(new), _diff_max_par_text(old)],
 		),
 		"path": "job.max_parallelism",
 		"value": new,
@@ -172,7 +155,7 @@ _diff_max_par_text(x) := "unset" if {
 
 # Base operators by uid (first occurrence wins).
 _diff_base_ops := {u: ops[i] |
-	ops := _diff_list(_diff_base, ["state", "operators"])
+	ops := _diff_list(lib.diff_base(input), ["state", "operators"])
 	some u, i in lib.first_index([[k, j] | some j, op in ops; k := _diff_uid(op)])
 }
 
@@ -185,7 +168,7 @@ _diff_base_op(op) := bo if {
 
 # [head index, head operator, base operator] of every operator head continues.
 _diff_op_pairs contains [idx, op, bo] if {
-	_diff_base
+	lib.diff_base(input)
 	some idx, op in _diff_list(_diff_head, ["state", "operators"])
 	is_object(op)
 	bo := _diff_base_op(op)

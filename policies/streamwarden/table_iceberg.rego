@@ -10,26 +10,13 @@ import rego.v1
 import data.streamwarden.lib
 
 # The live facts, only when gathered.
-_ice := input.facts.iceberg if input.facts.iceberg.available == true
+_ice := lib.iceberg(input)
 
 _ice_contract_table := object.get(input.contract, "table", {})
 
 _ice_cfields := object.get(_ice_contract_table, "schema", [])
 
-_ice_finding(rule, path, message, evidence) := {
-	"rule": rule,
-	"message": message,
-	"path": path,
-	"source": "iceberg",
-	"evidence": evidence,
-}
-
-_ice_finding_v(rule, path, message, evidence, value) := object.union(
-	_ice_finding(rule, path, message, evidence),
-	{"value": value},
-)
-
-_ice_name := sprintf("%s (catalog %s)", [_ice.identifier, _ice.catalog])
+_ice_name := lib.iceberg_name(_ice)
 
 # ------------------------------------------------------------------------- schema comparison helpers
 
@@ -112,7 +99,7 @@ deny contains f if {
 	_ice_schema_diff_applies
 	some i, cf in _ice_cfields
 	not ice_live_field(cf, _ice.schema.fields)
-	f := _ice_finding(
+	f := lib.finding(
 		"SW-TABLE-001",
 		sprintf("table.schema[%d]", [i]),
 		sprintf(
@@ -120,6 +107,7 @@ deny contains f if {
 			[cf.name, cf.type, _ice_name, _ice.schema.schema_id],
 		),
 		{"field": cf.name, "contract": cf, "live": null, "schema_id": _ice.schema.schema_id},
+		{"source": "iceberg"},
 	)
 }
 
@@ -129,7 +117,7 @@ deny contains f if {
 	some lf in _ice.schema.fields
 	matched := {m.id | some cf in _ice_cfields; m := ice_live_field(cf, _ice.schema.fields)}
 	not lf.id in matched
-	f := _ice_finding_v(
+	f := lib.finding(
 		"SW-TABLE-001",
 		"table.schema",
 		sprintf(
@@ -137,7 +125,7 @@ deny contains f if {
 			[_ice_name, lf.name, lf.id, _ice_req(lf.required), lf.type],
 		),
 		{"field": lf.name, "contract": null, "live": lf, "schema_id": _ice.schema.schema_id},
-		lf.name,
+		{"source": "iceberg", "value": lf.name},
 	)
 }
 
@@ -147,7 +135,7 @@ deny contains f if {
 	some i, cf in _ice_cfields
 	lf := ice_live_field(cf, _ice.schema.fields)
 	some d in _ice_field_diffs(cf, lf)
-	f := _ice_finding(
+	f := lib.finding(
 		"SW-TABLE-001",
 		sprintf("table.schema[%d].%s", [i, d.attr]),
 		sprintf(
@@ -155,6 +143,7 @@ deny contains f if {
 			[cf.name, _ice_name, d.attr, lib.quote(d.live), lib.quote(d.contract)],
 		),
 		{"field": cf.name, "attribute": d.attr, "contract": d.contract, "live": d.live, "schema_id": _ice.schema.schema_id},
+		{"source": "iceberg"},
 	)
 }
 
@@ -198,7 +187,7 @@ deny contains f if {
 	some i, p in _ice_contract_partition
 	live := {_ice_pkey(q) | some q in _ice_live_partition}
 	not _ice_pkey(p) in live
-	f := _ice_finding(
+	f := lib.finding(
 		"SW-TABLE-002",
 		sprintf("table.partition_spec[%d]", [i]),
 		sprintf(
@@ -206,6 +195,7 @@ deny contains f if {
 			[p.transform, p.source, _ice_name, _ice.partition_spec.spec_id, _ice_spec_text(_ice_live_partition)],
 		),
 		{"contract": p, "live_spec": _ice_live_partition, "spec_id": _ice.partition_spec.spec_id},
+		{"source": "iceberg"},
 	)
 }
 
@@ -215,7 +205,7 @@ deny contains f if {
 	some q in _ice_live_partition
 	declared := {_ice_pkey(p) | some p in _ice_contract_partition}
 	not _ice_pkey(q) in declared
-	f := _ice_finding_v(
+	f := lib.finding(
 		"SW-TABLE-002",
 		"table.partition_spec",
 		sprintf(
@@ -223,7 +213,7 @@ deny contains f if {
 			[_ice_name, q.transform, q.source, _ice.partition_spec.spec_id],
 		),
 		{"contract": _ice_contract_partition, "live": q, "spec_id": _ice.partition_spec.spec_id},
-		_ice_pkey(q),
+		{"source": "iceberg", "value": _ice_pkey(q)},
 	)
 }
 
@@ -233,7 +223,7 @@ deny contains f if {
 	live := [_ice_pkey(q) | some q in _ice_live_partition]
 	declared != live
 	{k | some k in declared} == {k | some k in live}
-	f := _ice_finding_v(
+	f := lib.finding(
 		"SW-TABLE-002",
 		"table.partition_spec",
 		sprintf(
@@ -241,7 +231,7 @@ deny contains f if {
 			[_ice_name, _ice_spec_text(_ice_live_partition), _ice_spec_text(_ice_contract_partition)],
 		),
 		{"contract": _ice_contract_partition, "live": _ice_live_partition, "spec_id": _ice.partition_spec.spec_id},
-		"order",
+		{"source": "iceberg", "value": "order"},
 	)
 }
 
@@ -275,11 +265,12 @@ deny contains f if {
 	wanted := _ice_contract_table.format_version
 	is_number(wanted)
 	_ice.format_version < wanted
-	f := _ice_finding(
+	f := lib.finding(
 		"SW-TABLE-003",
 		"table.format_version",
 		sprintf("the live table %s is format v%v, the contract requires v%v", [_ice_name, _ice.format_version, wanted]),
 		{"contract": wanted, "live": _ice.format_version},
+		{"source": "iceberg"},
 	)
 }
 
@@ -288,7 +279,7 @@ deny contains f if {
 	_ice.format_version == 1
 	_ice_upsert
 	not _ice.format_version < object.get(_ice_contract_table, "format_version", 0)
-	f := _ice_finding_v(
+	f := lib.finding(
 		"SW-TABLE-003",
 		"table.format_version",
 		sprintf(
@@ -296,7 +287,7 @@ deny contains f if {
 			[_ice_name],
 		),
 		{"live": 1, "write.upsert.enabled": true},
-		"upsert-on-v1",
+		{"source": "iceberg", "value": "upsert-on-v1"},
 	)
 }
 
@@ -309,7 +300,7 @@ deny contains f if {
 	count(_ice_cids) > 0
 	live := _ice.schema.identifier_fields
 	{x | some x in _ice_cids} != {x | some x in live}
-	f := _ice_finding(
+	f := lib.finding(
 		"SW-TABLE-004",
 		"table.identifier_fields",
 		sprintf(
@@ -317,6 +308,7 @@ deny contains f if {
 			[_ice_name, live, _ice_cids],
 		),
 		{"contract": _ice_cids, "live": live},
+		{"source": "iceberg"},
 	)
 }
 
@@ -327,7 +319,7 @@ deny contains f if {
 	not upsert_enabled(object.get(_ice_contract_table, "properties", {}))
 	_ice_upsert_live
 	count(_ice.schema.identifier_fields) == 0
-	f := _ice_finding_v(
+	f := lib.finding(
 		"SW-TABLE-004",
 		"table.identifier_fields",
 		sprintf(
@@ -335,7 +327,7 @@ deny contains f if {
 			[_ice_name],
 		),
 		{"live_write.upsert.enabled": _ice.properties["write.upsert.enabled"], "live": []},
-		"live-upsert-without-identifier",
+		{"source": "iceberg", "value": "live-upsert-without-identifier"},
 	)
 }
 
@@ -368,10 +360,11 @@ warn contains f if {
 	some key, wanted in object.get(_ice_contract_table, "properties", {})
 	live := object.get(_ice.properties, key, null)
 	not _ice_prop_equal(wanted, live)
-	f := _ice_finding(
+	f := lib.finding(
 		"SW-TABLE-013",
 		sprintf(`table.properties["%s"]`, [key]),
 		sprintf("table property %s is %v on the live table %s, the contract says %v", [key, lib.quote(live), _ice_name, lib.quote(wanted)]),
 		{"property": key, "contract": wanted, "live": live, "defaulted": key in {k | some k in object.get(_ice, "properties_defaulted", [])}},
+		{"source": "iceberg"},
 	)
 }

@@ -1,6 +1,7 @@
 # Table contract (SW-TABLE): commit lineage and freshness on the live table (facts.iceberg.snapshots,
 # facts.iceberg.lineage, facts.iceberg.files; docs/facts-iceberg.md). Findings have "source":
-# "iceberg"; helpers (_ice, _ice_finding, _ice_name) live in table_iceberg.rego, same package.
+# "iceberg"; helpers (_ice, _ice_name) live in table_iceberg.rego, same package; findings are
+# built with lib.finding.
 # streamwarden:requires facts.iceberg
 package streamwarden.table
 
@@ -46,7 +47,7 @@ deny contains f if {
 	age := input.now_ms - head.timestamp_ms
 	age > max_interval
 	not _ice_job_stopped
-	f := _ice_finding(
+	f := lib.finding(
 		"SW-TABLE-005",
 		"table.commit.max_interval",
 		sprintf(
@@ -62,6 +63,7 @@ deny contains f if {
 			"checkpoint_id": head.checkpoint_id,
 			"flink_state": _ice_flink_state,
 		},
+		{"source": "iceberg"},
 	)
 }
 
@@ -93,7 +95,7 @@ _ice_ids(ids) := concat(", ", [sprintf("%v", [x]) | some x in ids])
 deny contains f if {
 	_ice_contract_table.commit.lineage == "required"
 	some g in _ice_lineage.missing_lineage
-	f := _ice_finding_v(
+	f := lib.finding(
 		"SW-TABLE-007",
 		"table.commit.lineage",
 		sprintf(
@@ -101,7 +103,7 @@ deny contains f if {
 			[g.count, g.operation, _ice.branch, _ice_name, concat(", ", g.missing), _t007_job(g.job_id), _ice_ids(g.snapshot_ids)],
 		),
 		{"missing": g.missing, "operation": g.operation, "job_id": g.job_id, "count": g.count, "snapshot_ids": g.snapshot_ids},
-		sprintf("%v/%v/%v", [concat(",", g.missing), g.operation, g.job_id]),
+		{"source": "iceberg", "value": sprintf("%v/%v/%v", [concat(",", g.missing), g.operation, g.job_id])},
 	)
 }
 
@@ -127,7 +129,7 @@ _t007_job(job_id) := sprintf("job %s", [lib.quote(job_id)]) if {
 #     # snapshots 101 and 102 both carry job a1b2..., checkpoint 42
 deny contains f if {
 	some d in _ice_lineage.duplicates
-	f := _ice_finding_v(
+	f := lib.finding(
 		"SW-TABLE-008",
 		"table.identifier",
 		sprintf(
@@ -135,7 +137,7 @@ deny contains f if {
 			[d.checkpoint_id, d.job_id, d.operator_id, d.count, _ice_name, _ice.branch, _ice_ids(d.snapshot_ids)],
 		),
 		{"job_id": d.job_id, "operator_id": d.operator_id, "checkpoint_id": d.checkpoint_id, "snapshot_ids": d.snapshot_ids},
-		sprintf("%v/%v/%v", [d.job_id, d.operator_id, d.checkpoint_id]),
+		{"source": "iceberg", "value": sprintf("%v/%v/%v", [d.job_id, d.operator_id, d.checkpoint_id])},
 	)
 }
 
@@ -159,7 +161,7 @@ deny contains f if {
 #     # job a1b2... committed checkpoint 40 (snapshot 101), then checkpoint 35 (snapshot 102)
 deny contains f if {
 	some b in _ice_lineage.backwards
-	f := _ice_finding_v(
+	f := lib.finding(
 		"SW-TABLE-009",
 		"table.identifier",
 		_ice_backwards_message(b),
@@ -173,7 +175,7 @@ deny contains f if {
 			"previous_snapshot_id": b.previous_snapshot_id,
 			"previous_checkpoint_id": b.previous_checkpoint_id,
 		},
-		sprintf("%v/%v/%v", [b.job_id, b.operator_id, b.checkpoint_id]),
+		{"source": "iceberg", "value": sprintf("%v/%v/%v", [b.job_id, b.operator_id, b.checkpoint_id])},
 	)
 }
 
@@ -229,7 +231,7 @@ _ice_declared(pair) if {
 deny contains f if {
 	some pair in _ice_lineage.interleavings
 	not _ice_declared(pair)
-	f := _ice_finding_v(
+	f := lib.finding(
 		"SW-TABLE-010",
 		"backfills",
 		sprintf(
@@ -237,7 +239,7 @@ deny contains f if {
 			[pair.job_ids[0], pair.job_ids[1], _ice_name, _ice.branch, _ice_pattern_text(pair.pattern)],
 		),
 		{"job_ids": pair.job_ids, "pattern": pair.pattern, "snapshot_counts": object.get(pair, "snapshot_counts", null)},
-		concat("/", sort(pair.job_ids)),
+		{"source": "iceberg", "value": concat("/", sort(pair.job_ids))},
 	)
 }
 
@@ -260,7 +262,7 @@ _ice_pattern_text(pattern) := concat(" then ", [sprintf("snapshot %v by job %v (
 #     # data/00000-0-....parquet added by snapshots 101 and 102
 deny contains f if {
 	some d in object.get(object.get(_ice, "files", {}), "duplicates", [])
-	f := _ice_finding_v(
+	f := lib.finding(
 		"SW-TABLE-011",
 		"table.identifier",
 		sprintf(
@@ -268,7 +270,7 @@ deny contains f if {
 			[d.path, d.entries, _ice_name, _ice.branch, _ice_ids(d.snapshot_ids)],
 		),
 		{"path": d.path, "snapshot_ids": d.snapshot_ids, "entries": d.entries, "kind": d.kind},
-		d.path,
+		{"source": "iceberg", "value": d.path},
 	)
 }
 
@@ -289,7 +291,7 @@ deny contains f if {
 #     # snapshot 4711 (operation overwrite, no flink.* keys) between the job's commits
 warn contains f if {
 	some g in _ice_lineage.out_of_band
-	f := _ice_finding_v(
+	f := lib.finding(
 		"SW-TABLE-012",
 		"table.identifier",
 		sprintf(
@@ -297,6 +299,6 @@ warn contains f if {
 			[g.count, g.operation, _ice.branch, _ice_name, lib.quote(g.writer), _ice_ids(g.snapshot_ids)],
 		),
 		{"operation": g.operation, "writer": g.writer, "count": g.count, "snapshot_ids": g.snapshot_ids},
-		sprintf("%v/%v", [g.operation, g.writer]),
+		{"source": "iceberg", "value": sprintf("%v/%v", [g.operation, g.writer])},
 	)
 }

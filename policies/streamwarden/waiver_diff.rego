@@ -11,23 +11,6 @@ import rego.v1
 
 import data.streamwarden.lib
 
-_diff_base_doc := b if {
-	b := object.get(input, "base", null)
-	is_object(b)
-}
-
-_diff_base := c if {
-	b := _diff_base_doc
-	object.get(b, "status", "present") == "present"
-	c := object.get(b, "contract", null)
-	is_object(c)
-}
-
-_diff_base_name := sprintf("the base (%s)", [r]) if {
-	r := object.get(_diff_base_doc, "ref", null)
-	is_string(r)
-} else := "the base"
-
 _diff_waivers(c) := ws if {
 	ws := object.get(c, "waivers", [])
 	is_array(ws)
@@ -41,7 +24,7 @@ _diff_end(w) := e if {
 }
 
 _diff_base_rules contains rule if {
-	some w in _diff_waivers(_diff_base)
+	some w in _diff_waivers(lib.diff_base(input))
 	is_object(w)
 	rule := _diff_rule(w)
 }
@@ -50,7 +33,7 @@ _diff_base_rules contains rule if {
 # them has a valid expires.
 _diff_base_end(rule) := max(ends) if {
 	ends := [e |
-		some w in _diff_waivers(_diff_base)
+		some w in _diff_waivers(lib.diff_base(input))
 		is_object(w)
 		_diff_rule(w) == rule
 		e := _diff_end(w)
@@ -73,7 +56,7 @@ _diff_change(w) := "added" if {
 
 _diff_base_expires(rule) := sort(expires) if {
 	expires := [x |
-		some w in _diff_waivers(_diff_base)
+		some w in _diff_waivers(lib.diff_base(input))
 		is_object(w)
 		_diff_rule(w) == rule
 		x := object.get(w, "expires", null)
@@ -87,12 +70,12 @@ _diff_base_expires_text(rule) := concat(", ", _diff_base_expires(rule)) if {
 
 _diff_message(idx, w, change) := sprintf(
 	"waiver %d for %s is added by this pull request (expires %v, approved by %v): reviewers must agree that its findings may be accepted; the waiver applies only once it is on %s",
-	[idx, lib.quote(_diff_rule(w)), object.get(w, "expires", null), object.get(w, "approved_by", null), _diff_base_name],
+	[idx, lib.quote(_diff_rule(w)), object.get(w, "expires", null), object.get(w, "approved_by", null), lib.diff_base_name(input)],
 ) if {
 	change == "added"
 } else := sprintf(
 	"waiver %d for %s is extended by this pull request (expires %v; %s: %s): reviewers must agree to accept its findings for longer; the extension applies only once it is on %s",
-	[idx, lib.quote(_diff_rule(w)), object.get(w, "expires", null), _diff_base_name, _diff_base_expires_text(_diff_rule(w)), _diff_base_name],
+	[idx, lib.quote(_diff_rule(w)), object.get(w, "expires", null), lib.diff_base_name(input), _diff_base_expires_text(_diff_rule(w)), lib.diff_base_name(input)],
 )
 
 # METADATA
@@ -118,7 +101,7 @@ _diff_message(idx, w, change) := sprintf(
 #       - {rule: SW-RET-002, reason: "...", expires: 2026-06-30}   # extended
 #       - {rule: SW-CKPT-008, reason: "...", expires: 2026-01-31}  # added
 warn contains f if {
-	_diff_base
+	lib.diff_base(input)
 	some idx, w in _diff_waivers(input.contract)
 	is_object(w)
 	change := _diff_change(w)
