@@ -9,24 +9,17 @@ fence no line can close), ``escape.log_text`` over the whole Markdown.
 
 from __future__ import annotations
 
-import datetime as dt
 import json
 from typing import Any
 
 from streamwarden.escape import cell, code_block, json_text, log_text
 from streamwarden.escape import code as md_code
 from streamwarden.evidence import EvidenceRecord
-from streamwarden.report.timeline import recovery_timeline
+from streamwarden.report.timeline import recovery_timeline, utc_time
 
 
 def render_json(record: EvidenceRecord) -> str:
     return json_text(json.dumps(record.data, indent=2, ensure_ascii=False, default=str)) + "\n"
-
-
-def _ts(ms: Any) -> str:
-    if not isinstance(ms, int):
-        return "unknown"
-    return dt.datetime.fromtimestamp(ms / 1000, tz=dt.timezone.utc).strftime("%Y-%m-%d %H:%M:%S UTC")
 
 
 def _dur(ms: Any) -> str:
@@ -43,8 +36,8 @@ def render_markdown(record: EvidenceRecord) -> str:
     out = [
         f"# Recovery evidence: {cell(d['pipeline'])} in {cell(d['environment'])}",
         "",
-        f"Generated {_ts(d['generated_ms'])}"
-        + (f", incident since {_ts(d['since_ms'])}" if d["since_ms"] else "")
+        f"Generated {utc_time(d['generated_ms'])}"
+        + (f", incident since {utc_time(d['since_ms'])}" if d["since_ms"] else "")
         + ".",
         "",
         f"**Verdict: {cell(d['verdict']['decision'].upper())}**",
@@ -66,7 +59,7 @@ def render_markdown(record: EvidenceRecord) -> str:
             f"- location: {md_code(cand['location'])} ({cell(cand['source'])})",
             f"- {cell(cand['kind'] or 'snapshot')} of checkpoint **{cell(cand['checkpoint_id'])}**, "
             f"_metadata v{cell(cand['version'])}{', ' + cell(cand['format']) if cand.get('format') else ''}",
-            f"- completed {_ts(cand['completed_ms'])} (from {cell(cand['completed_ms_source'])})",
+            f"- completed {utc_time(cand['completed_ms'])} (from {cell(cand['completed_ms_source'])})",
             f"- job {md_code(cand['job_id'] or (cand.get('job_id_prefix') or '?') + '…')}; "
             f"{cell(cand['stateful_operators'])} stateful operators, {cell(cand['state_size'])} bytes of state",
             "",
@@ -134,7 +127,7 @@ def _table_md(table: dict[str, Any] | None) -> list[str]:
         f"- snapshot of checkpoint {cell(plan['checkpoint_id'])}: "
         + (
             f"**{cell(match['snapshot_id'])}** (checkpoint {cell(match['checkpoint_id'])}, "
-            f"{_ts(match['timestamp_ms'])})"
+            f"{utc_time(match['timestamp_ms'])})"
             if match
             else f"none ({cell(plan.get('matching_missing'))})"
         ),
@@ -158,7 +151,7 @@ def _table_md(table: dict[str, Any] | None) -> list[str]:
             "### Rollback target",
             "",
             f"Snapshot **{cell(rb['snapshot_id'])}** (checkpoint {cell(rb['checkpoint_id'])}, "
-            f"{_ts(rb['timestamp_ms'])}); rolling back discards {cell(rb['discards'])} newer snapshots"
+            f"{utc_time(rb['timestamp_ms'])}); rolling back discards {cell(rb['discards'])} newer snapshots"
             + ("" if rb["needed"] else " (not needed: nothing is replayed)")
             + ".",
             "",

@@ -30,7 +30,9 @@ CLASSES = [
 ]
 
 
-def _ts(ms: Any) -> str:
+def utc_time(ms: Any) -> str:
+    """A time in epoch milliseconds from a file or a server, in UTC; "time unknown" for anything
+    that is not one (the timeline's and the evidence record's one way to show a time)."""
     if not isinstance(ms, int) or isinstance(ms, bool):
         return "time unknown"
     try:
@@ -58,7 +60,9 @@ def recovery_timeline(sp: Mapping[str, Any] | None) -> list[str]:
     kind = sp.get("kind") or "savepoint or checkpoint"
     out.append(
         "  SP(["
-        + label(f"{kind} of checkpoint {sp.get('checkpoint_id')}", _job(sp), f"completed {_ts(sp.get('completed_ms'))}")
+        + label(
+            f"{kind} of checkpoint {sp.get('checkpoint_id')}", _job(sp), f"completed {utc_time(sp.get('completed_ms'))}"
+        )
         + "])"
     )
     classes: dict[str, list[str]] = {"savepoint": ["SP"]}
@@ -79,7 +83,7 @@ def recovery_timeline(sp: Mapping[str, Any] | None) -> list[str]:
             + label(
                 f"snapshot {match.get('snapshot_id')}",
                 f"committed checkpoint {match.get('checkpoint_id')}",
-                _ts(match.get("timestamp_ms")),
+                utc_time(match.get("timestamp_ms")),
             )
             + "]"
         )
