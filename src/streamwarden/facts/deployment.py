@@ -47,11 +47,13 @@ against the file's mtime and size); :func:`gather_deployment` shares one gathere
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from streamwarden.errors import StreamwardenError
+from streamwarden.facts.source import GatherContext, available, not_configured, unavailable
 from streamwarden.flink.config import KeyStatus, explicit_defaults, lookup, matches_known
 from streamwarden.flink.deployment_files import (
     KIND_CONF,
@@ -136,7 +138,7 @@ class DeploymentGatherer:
         job = mapping(contract.get("job"))
         entries = job.get("deployment")
         if entries is None or entries == [] or entries == "":
-            return {"available": False, "configured": False}
+            return not_configured()
         if isinstance(entries, str):
             entries = [entries]
         base = contract_file.resolve().parent
@@ -177,7 +179,7 @@ class DeploymentGatherer:
             gaps["unreadable"] = unreadable
         if not loaded:  # nothing left to read: SW-FACT-001 reports each entry at its place
             failed = [f"{m['file']}: file does not exist" for m in missing] + [u["error"] for u in unreadable]
-            return {"available": False, "configured": True, "error": "; ".join(failed), **gaps}
+            return unavailable("; ".join(failed), **gaps)
         return {**_Builder(contract, job, known_keys).build(loaded), **gaps}
 
     def _display(self, resolved: Path, entry: str) -> str:
@@ -219,6 +221,18 @@ class DeploymentGatherer:
 
 
 _SHARED: dict[Path, DeploymentGatherer] = {}
+
+
+def gather(contract: dict[str, Any], env: Mapping[str, Any], ctx: GatherContext) -> dict[str, Any]:
+    """``facts.deployment`` for one contract (the gatherer protocol, facts/source.py): a
+    repository source, so ``env`` is not read; ``ctx.contract_file`` places ``job.deployment``'s
+    relative paths and ``ctx.known_keys`` are the repository's own Flink keys."""
+    if ctx.contract_file is None:
+        return unavailable("the contract's file is not known: job.deployment cannot be resolved")
+    try:
+        return gather_deployment(contract, ctx.contract_file, ctx.root, known_keys=ctx.known_keys)
+    except StreamwardenError as exc:
+        return unavailable(exc.render())
 
 
 def gather_deployment(
@@ -279,17 +293,15 @@ class _Builder:
                     "default": True,
                 },
             )
-        return {
-            "available": True,
-            "configured": True,
-            "files": self.files,
-            "anchor": anchor,
-            "config": config,
-            "job": self.job,
-            "conflicts": conflicts,
-            "unknown_keys": unknown,
-            "problems": self.problems,
-        }
+        return available(
+            files=self.files,
+            anchor=anchor,
+            config=config,
+            job=self.job,
+            conflicts=conflicts,
+            unknown_keys=unknown,
+            problems=self.problems,
+        )
 
     def _add_file(self, display: str, parsed: ParsedFile) -> None:
         entry: dict[str, Any] = {"file": display, "kind": parsed.kind}

@@ -19,11 +19,12 @@ from __future__ import annotations
 import difflib
 import time
 import urllib.parse
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
 from streamwarden import secrets
+from streamwarden.facts.source import GatherContext, available, failed, not_configured, unavailable
 from streamwarden.flink import rest_sections as sec
 from streamwarden.flink.rest import FlinkConfigError, FlinkRestClient, RestError, display_url, settings_from_env
 
@@ -32,25 +33,47 @@ _SECTIONS = ("job", "checkpoint_config", "checkpoints", "exceptions", "metrics")
 METRICS_RETRY_DELAY_S = 0.3
 
 
+def gather(contract: dict[str, Any], env: Mapping[str, Any], ctx: GatherContext) -> dict[str, Any]:
+    """``facts.flink`` for one contract (the gatherer protocol, facts/source.py)."""
+    return gather_many([contract], env, ctx)[0]
+
+
+def gather_many(
+    contracts: Sequence[dict[str, Any]], env: Mapping[str, Any], ctx: GatherContext
+) -> list[dict[str, Any]]:
+    """:func:`gather` for each contract, in order, over one client and one ``/jobs/overview``
+    call; contracts that share a ``job.name`` share one result. Not configured when the
+    environment has no ``flink`` section (``environments.<name>.flink``, the timeout in ms;
+    ``ctx.root`` resolves its ca_file, client_cert and client_key)."""
+    flink_env = env.get("flink")
+    if not flink_env:
+        return [not_configured() for _ in contracts]
+    names = [job_name(c) for c in contracts]
+    unique = list(dict.fromkeys(names))
+    environ = dict(ctx.environ) if ctx.environ is not None else None
+    try:
+        by_name = dict(zip(unique, gather_jobs(unique, dict(flink_env), ctx.root, environ), strict=True))
+    except Exception as exc:  # a gatherer bug must not become a traceback; it is a gap in the facts
+        return [failed("Flink facts", exc) for _ in contracts]
+    return [by_name[n] for n in names]
+
+
 def gather_flink(
     contracts: Sequence[dict[str, Any]],
     flink_env: dict[str, Any],
     root: Path,
     environ: dict[str, str] | None = None,
 ) -> dict[str, dict[str, Any]]:
-    """``facts.flink`` for each contract, keyed by its ``job.name`` (contracts that share a job
-    name share one result). ``contracts`` are normalized contract documents (``Contract.data``);
-    ``flink_env`` is ``environments.<name>.flink`` with the timeout in ms; ``root`` is the
-    directory of streamwarden.yaml (for ca_file, client_cert, client_key)."""
-    names = list(dict.fromkeys(job_name(c) for c in contracts))
-    return dict(zip(names, gather_jobs(names, flink_env, root, environ), strict=True))
+    """:func:`gather_many` keyed by ``job.name`` (``flink_env``: ``environments.<name>.flink``)."""
+    out = gather_many(contracts, {"flink": flink_env}, GatherContext(root, environ=environ))
+    return {job_name(c): facts for c, facts in zip(contracts, out, strict=True)}
 
 
 def gather_flink_one(
     contract: dict[str, Any], flink_env: dict[str, Any], root: Path, environ: dict[str, str] | None = None
 ) -> dict[str, Any]:
-    """``facts.flink`` for one contract (``facts PIPELINE --env NAME``)."""
-    return gather_jobs([job_name(contract)], flink_env, root, environ)[0]
+    """:func:`gather` with its context spelled out (``facts PIPELINE --env NAME``, ``init``)."""
+    return gather(contract, {"flink": flink_env}, GatherContext(root, environ=environ))
 
 
 def job_name(contract: dict[str, Any]) -> str:
@@ -76,10 +99,6 @@ def gather_with(client: FlinkRestClient, names: Sequence[str]) -> list[dict[str,
     """``gather_jobs`` on a client the caller owns (to reuse it, or to count its requests)."""
     out = _Gatherer(client).run(list(names))
     return [secrets.scrub_tree(facts, client.settings.secrets) for facts in out]
-
-
-def unavailable(error: str) -> dict[str, Any]:
-    return {"available": False, "configured": True, "error": error}
 
 
 class _Gatherer:
@@ -129,8 +148,7 @@ class _Gatherer:
         pick = running or active or same
         chosen = pick[0] if pick else None
         facts: dict[str, Any] = {
-            "available": True,
-            "configured": True,
+            **available(),
             "rest_url": self.url,
             "flink_version": version if isinstance(version, str) else None,
             "job_name": name,
@@ -243,4 +261,13 @@ def _ids(facts: dict[str, Any]) -> dict[str, Any]:
     return {k: facts[k] for k in keep}
 
 
-__all__ = ["display_url", "gather_flink", "gather_flink_one", "gather_jobs", "gather_with", "job_name", "unavailable"]
+__all__ = [
+    "display_url",
+    "gather",
+    "gather_flink",
+    "gather_flink_one",
+    "gather_jobs",
+    "gather_many",
+    "gather_with",
+    "job_name",
+]

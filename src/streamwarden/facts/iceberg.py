@@ -14,8 +14,8 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from streamwarden.facts.static import not_configured, unavailable
-from streamwarden.iceberg.catalog import IcebergFactsError, catalog_properties, describe, open_catalog, open_table
+from streamwarden.facts.source import GatherContext, available, not_configured, unavailable
+from streamwarden.iceberg.catalog import ContractTable, IcebergFactsError, describe, open_contract_table
 from streamwarden.iceberg.lineage import analyze_lineage
 from streamwarden.iceberg.snapshots import (
     WindowLimits,
@@ -28,7 +28,7 @@ from streamwarden.iceberg.snapshots import (
 )
 from streamwarden.iceberg.types import TypeSyntaxError, normalize_type
 
-# Iceberg's defaults for the properties the rules read (core TableProperties; reference §6).
+# Iceberg's defaults for the properties the rules read (core TableProperties).
 PROPERTY_DEFAULTS: dict[str, str] = {
     "history.expire.max-snapshot-age-ms": "432000000",
     "history.expire.min-snapshots-to-keep": "1",
@@ -50,6 +50,44 @@ PROPERTY_DEFAULTS: dict[str, str] = {
 MAX_SCHEMAS = 50  # historical schemas listed (newest first), for SW-SCHEMA-008
 
 
+def gather(contract: Mapping[str, Any], env: Mapping[str, Any], ctx: GatherContext) -> dict[str, Any]:
+    """The ``facts.iceberg`` section for one normalized contract (the gatherer protocol,
+    facts/source.py): the table ``table.catalog``/``table.identifier`` name, through the catalog
+    the environment's ``iceberg`` section configures. A contract that declares neither needs no
+    Iceberg facts (not configured)."""
+    return gather_table(contract, env, ctx)[0]
+
+
+def gather_table(
+    contract: Mapping[str, Any], env: Mapping[str, Any], ctx: GatherContext
+) -> tuple[dict[str, Any], ContractTable | None]:
+    """:func:`gather`, with the opened table (None when it could not be read) for callers
+    that need more of it than the facts keep (the branch's whole ancestry, in facts/live.py and
+    facts/recovery.py): the table is opened once."""
+    try:
+        ct = open_contract_table(contract, env.get("iceberg"), ctx.root)
+    except IcebergFactsError as exc:
+        return unavailable(str(exc)), None
+    if ct is None:
+        return not_configured(), None
+    try:
+        facts = table_facts(
+            ct.table,
+            contract,
+            ctx.now_ms,
+            catalog=ct.catalog,
+            identifier=ct.identifier,
+            branch=ctx.branch,
+            limits=ctx.iceberg_limits,
+            read_files=ctx.read_files,
+        )
+    except Exception as exc:  # a metadata shape no rule expected: still a gap, never a traceback
+        return unavailable(
+            f"table {ct.identifier} in catalog '{ct.catalog}' could not be read: {describe(exc, ct.props)}"
+        ), None
+    return facts, ct
+
+
 def gather_iceberg(
     contract: Mapping[str, Any],
     iceberg_env: Mapping[str, Any] | None,
@@ -60,59 +98,10 @@ def gather_iceberg(
     limits: WindowLimits | None = None,
     read_files: bool = True,
 ) -> dict[str, Any]:
-    """The ``facts.iceberg`` section for one normalized contract.
-
-    ``iceberg_env`` is the environment's ``iceberg`` mapping from streamwarden.yaml (``{"catalogs":
-    {...}}``, may be None), ``root`` the directory of streamwarden.yaml. A contract without
-    ``table.catalog``/``table.identifier`` needs no Iceberg facts (not configured)."""
-    return gather_iceberg_table(
-        contract, iceberg_env, root, now_ms, branch=branch, limits=limits, read_files=read_files
-    )[0]
-
-
-def gather_iceberg_table(
-    contract: Mapping[str, Any],
-    iceberg_env: Mapping[str, Any] | None,
-    root: Path,
-    now_ms: int,
-    *,
-    branch: str = "main",
-    limits: WindowLimits | None = None,
-    read_files: bool = True,
-) -> tuple[dict[str, Any], Any | None]:
-    """:func:`gather_iceberg`, with the loaded PyIceberg table (None when it could not be read) for
-    callers that need more of it than the facts keep (the branch ancestry)."""
-    table_c = contract.get("table") or {}
-    catalog_name, identifier = table_c.get("catalog"), table_c.get("identifier")
-    if not catalog_name and not identifier:
-        return not_configured(), None
-    if not identifier:
-        return unavailable(
-            f"table.identifier is not declared: cannot tell which table of catalog '{catalog_name}'"
-        ), None
-    if not catalog_name:
-        return unavailable(f"table.catalog is not declared: cannot tell which catalog holds {identifier}"), None
-    props: dict[str, str] = {}
-    try:
-        props = catalog_properties(str(catalog_name), (iceberg_env or {}).get("catalogs"), root)
-        catalog = open_catalog(str(catalog_name), props)
-        table = open_table(catalog, str(catalog_name), str(identifier), props)
-        facts = table_facts(
-            table,
-            contract,
-            now_ms,
-            catalog=str(catalog_name),
-            identifier=str(identifier),
-            branch=branch,
-            limits=limits or WindowLimits(),
-            read_files=read_files,
-        )
-        return facts, table
-    except IcebergFactsError as exc:
-        return unavailable(str(exc)), None
-    except Exception as exc:  # a metadata shape no rule expected: still a gap, never a traceback
-        why = f"table {identifier} in catalog '{catalog_name}' could not be read: {describe(exc, props)}"
-        return unavailable(why), None
+    """:func:`gather` with its context spelled out (``iceberg_env``: the environment's ``iceberg``
+    section; ``init`` and tools call it)."""
+    ctx = GatherContext(root, now_ms, branch=branch, iceberg_limits=limits, read_files=read_files)
+    return gather(contract, {"iceberg": iceberg_env}, ctx)
 
 
 def table_facts(
@@ -142,32 +131,28 @@ def table_facts(
     items = [snapshot_item(s) for s in window]  # newest first
     backfill_ids = [b.get("job_id") for b in contract.get("backfills") or [] if isinstance(b, Mapping)]
     lineage = analyze_lineage(items[::-1], [j for j in backfill_ids if isinstance(j, str)])
-    facts: dict[str, Any] = {
-        "available": True,
-        "configured": True,
-        "catalog": catalog,
-        "identifier": identifier,
-        "table_uuid": str(md.table_uuid),
-        "location": md.location,
-        "metadata_location": getattr(table, "metadata_location", None),
-        "format_version": int(md.format_version),
-        "last_updated_ms": md.last_updated_ms,
-        "schema": _schema(schema),
-        "schemas": [_schema(s) for s in sorted(md.schemas, key=lambda s: s.schema_id, reverse=True)[:MAX_SCHEMAS]],
-        "partition_spec": _spec(table.spec(), schema),
-        "partition_specs": len(md.partition_specs),
-        "sort_order": _sort_order(table.sort_order(), schema),
-        "properties": effective,
-        "properties_defaulted": sorted(k for k in PROPERTY_DEFAULTS if k not in props),
-        "refs": refs,
-        "branch": branch,
-        "branch_exists": head_id is not None,
-        "retention": retention,
-        "snapshots": _snapshots_section(
-            md, by_id, items, ancestors, capped, window, now_ms, horizon, limits, retention
-        ),
-        "lineage": lineage,
-    }
+    facts = available(
+        catalog=catalog,
+        identifier=identifier,
+        table_uuid=str(md.table_uuid),
+        location=md.location,
+        metadata_location=getattr(table, "metadata_location", None),
+        format_version=int(md.format_version),
+        last_updated_ms=md.last_updated_ms,
+        schema=_schema(schema),
+        schemas=[_schema(s) for s in sorted(md.schemas, key=lambda s: s.schema_id, reverse=True)[:MAX_SCHEMAS]],
+        partition_spec=_spec(table.spec(), schema),
+        partition_specs=len(md.partition_specs),
+        sort_order=_sort_order(table.sort_order(), schema),
+        properties=effective,
+        properties_defaulted=sorted(k for k in PROPERTY_DEFAULTS if k not in props),
+        refs=refs,
+        branch=branch,
+        branch_exists=head_id is not None,
+        retention=retention,
+        snapshots=_snapshots_section(md, by_id, items, ancestors, capped, window, now_ms, horizon, limits, retention),
+        lineage=lineage,
+    )
     if read_files and window:
         try:
             facts["files"] = added_data_files(table, window, limits)

@@ -9,12 +9,15 @@ from __future__ import annotations
 
 import importlib
 from collections.abc import Sequence
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
 from streamwarden import progress
 from streamwarden.errors import SetupError
-from streamwarden.facts.static import not_configured
+from streamwarden.facts.restore import retained_checkpoints
+from streamwarden.facts.source import GatherContext, not_configured
+from streamwarden.iceberg.snapshots import branch_ancestry
 
 # environment section, and the extra of the same name -> (what it is, the package the extra installs)
 _EXTRAS = {"iceberg": ("Iceberg", "pyiceberg"), "spark": ("Spark", "pyspark")}
@@ -29,61 +32,47 @@ def gather_live(
     since_snapshot: int | None = None,
     state_file: Path | None = None,
 ) -> list[dict[str, Any]]:
-    """For each normalized contract, its live fact sections (``flink``, ``iceberg``, ``data``).
+    """For each normalized contract, its live fact sections (``flink``, ``iceberg``, ``data``, and
+    ``savepoint.retained`` when Flink names retained checkpoints), through the gatherers of
+    facts/source.py: the same functions facts/recovery.py calls for one contract.
 
     Raises SetupError (exit 2) when the environment configures a source that this run needs and
     the install lacks its extra: that is not a gap in the facts but a broken setup."""
+    from streamwarden.facts import iceberg, spark_data
+
     require_extras(contracts, env)
+    ctx = GatherContext(root, now_ms, since_snapshot=since_snapshot, state_file=state_file)
     out: list[dict[str, Any]] = [{} for _ in contracts]
     if env.get("flink"):
-        from streamwarden.facts.flink import gather_flink, job_name
+        from streamwarden.facts import flink
 
         progress.set_phase("Flink: reading the running jobs")
-        by_job = gather_flink(list(contracts), env["flink"], root)
-        for facts, contract in zip(out, contracts, strict=True):
-            facts["flink"] = by_job.get(job_name(contract), not_configured())
+        for facts, section in zip(out, flink.gather_many(list(contracts), env, ctx), strict=True):
+            facts["flink"] = section
     with_table = [isinstance(c.get("table"), dict) for c in contracts]
-    if any(with_table):
+    scans = any(spark_data.data_promises(c) for c in contracts)
+    if scans:
+        progress.set_phase("Iceberg and Spark scan: reading tables and their data", len(contracts))
+    elif any(with_table):
         progress.set_phase("Iceberg: reading tables", sum(with_table))
-    for facts, contract, has_table in zip(out, contracts, with_table, strict=True):
-        if has_table:
-            from streamwarden.facts.iceberg import gather_iceberg_table
-
-            facts["iceberg"], table = gather_iceberg_table(contract, env.get("iceberg"), root, now_ms)
-            retained = _retained(facts.get("flink"), table)
-            if retained:
-                facts["savepoint"] = {**not_configured(), "retained": retained}
-            progress.advance()
-    from streamwarden.facts.spark_data import data_promises
-
-    if any(data_promises(c) for c in contracts):
-        from streamwarden.facts.spark_data import gather_data, stop_spark
-
-        progress.set_phase("Spark scan: reading table data", len(contracts))
-        try:
-            for facts, contract in zip(out, contracts, strict=True):
-                facts["data"] = gather_data(
-                    contract, env, root, now_ms, since_snapshot=since_snapshot, state_file=state_file
-                )
+    try:
+        for facts, contract, has_table in zip(out, contracts, with_table, strict=True):
+            table = None
+            if has_table:
+                facts["iceberg"], table = iceberg.gather_table(contract, env, ctx)
+                ancestry, complete = branch_ancestry(table.table, "main") if table else ([], False)
+                retained = retained_checkpoints(facts.get("flink"), ancestry, complete) if table else []
+                if retained:  # no savepoint file is read: the section stays not configured
+                    facts["savepoint"] = {**not_configured(), "retained": retained}
+            if scans:  # one table, opened once, for the table facts and the scan
+                facts["data"] = spark_data.gather(contract, env, replace(ctx, table=table))
+            if scans or has_table:
                 progress.advance()
-        finally:
-            stop_spark()
+    finally:
+        if scans:
+            spark_data.stop_spark()
     progress.set_phase("evaluating policies")
     return out
-
-
-def _retained(flink: dict[str, Any] | None, table: Any) -> list[dict[str, Any]]:
-    """The retained checkpoints and savepoints Flink reports for the pipeline's job, each matched
-    to the table snapshot of its checkpoint (SW-RET-007 in a scheduled audit): no savepoint file is
-    read, so ``facts.savepoint`` stays not configured and only carries ``retained``."""
-    if table is None or not flink or not flink.get("available") or not flink.get("job_id"):
-        return []
-    from streamwarden.facts.recovery import flink_entries
-    from streamwarden.facts.restore import retained_matches
-    from streamwarden.iceberg.snapshots import branch_ancestry
-
-    ancestry, complete = branch_ancestry(table, "main")
-    return retained_matches(flink_entries(flink), ancestry, flink["job_id"], complete=complete)
 
 
 def require_extras(contracts: Sequence[dict[str, Any]], env: dict[str, Any]) -> None:

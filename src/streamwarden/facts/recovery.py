@@ -1,23 +1,25 @@
 """Facts for the recovery verbs (``gate``, ``evidence``): one contract, one environment.
 
-Gathers, with the other engineers' gatherers: the repository facts, Flink REST
-(``facts.flink.gather_flink_one``), the Iceberg table (``iceberg.catalog`` + ``facts.iceberg.table_facts``,
-keeping the table for a walk of the branch's whole ancestry), and the savepoint (``--restore-from``,
-else the candidate Flink names), then adds the table side of the restore
-(``facts.savepoint.table``, facts/restore.py). A source the environment configures but that cannot be
-read becomes ``{"available": false, "configured": true, "error": ...}`` (SW-FACT-001); nothing here
-raises for it. Unknown environments and contracts are the caller's exit-2 errors.
+The live sections come from the same gatherers as ``check --env`` (facts/source.py): the
+repository facts, Flink REST (``facts.flink.gather``), the Iceberg table (``facts.iceberg.gather_table``,
+which also hands back the opened table for a walk of the branch's whole ancestry) and the savepoint
+(``facts.savepoint.gather``: ``--restore-from``, else Flink's newest retained checkpoint before
+``--since``, else the candidate Flink names). On top, and only here, the table side of the restore
+(``facts.savepoint.table``, facts/restore.py) and the retained checkpoints. A source the
+environment configures but that cannot be read is unavailable (SW-FACT-001); nothing here raises for
+it. Unknown environments and contracts are the caller's exit-2 errors.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from streamwarden.config import Config
 from streamwarden.contracts import Contract
-from streamwarden.facts.restore import restore_plan, retained_matches, sink_is_idempotent
-from streamwarden.facts.savepoint import flink_candidate, gather_savepoint, not_configured, unavailable
+from streamwarden.facts import flink, iceberg, savepoint
+from streamwarden.facts.restore import restore_plan, retained_checkpoints, sink_is_idempotent
+from streamwarden.facts.source import GatherContext
 from streamwarden.facts.static import gather_static_facts
 from streamwarden.flink.uids import declared_uids
 from streamwarden.iceberg.snapshots import branch_ancestry
@@ -45,17 +47,23 @@ def gather_recovery(
     branch: str = "main",
 ) -> RecoveryFacts:
     env = config.environment(env_name)  # an unknown environment is the caller's exit 2
+    ctx = GatherContext(config.root, now_ms, contract_file=contract.path, branch=branch)
     facts = gather_static_facts(contract, config.root)
-    facts["flink"] = _flink(contract, env, config)
+    facts["flink"] = flink.gather(contract.data, env, ctx)
     out = RecoveryFacts(facts, branch=branch)
-    facts["iceberg"] = _iceberg(contract, env, config, now_ms, out)
+    facts["iceberg"], table = iceberg.gather_table(contract.data, env, ctx)
+    if table is not None:
+        out.catalog, out.identifier = table.catalog, table.identifier
+        out.ancestry, out.ancestry_complete = branch_ancestry(table.table, branch)
     location = restore_from or (_candidate_before(facts["flink"], since_ms) if since_ms is not None else None)
     source = "restore_from" if restore_from else "flink_newest_before_since"
-    savepoint = gather_savepoint(contract.data, location, facts["flink"], source)
-    if savepoint.get("available") and facts["iceberg"].get("available"):
+    sp = savepoint.gather(
+        contract.data, env, replace(ctx, restore_from=location, restore_source=source, flink=facts["flink"])
+    )
+    if sp.get("available") and facts["iceberg"].get("available"):
         sinks = [d.operator_id for d in declared_uids(contract.data) if d.path.startswith("job.sinks")]
-        savepoint["table"] = restore_plan(
-            savepoint,
+        sp["table"] = restore_plan(
+            sp,
             out.ancestry,
             complete=out.ancestry_complete,
             sink_operator_ids=sinks,
@@ -64,44 +72,18 @@ def gather_recovery(
             idempotence=sink_is_idempotent(facts["iceberg"], contract.data),
             branch=branch,
         )
-    elif savepoint.get("available"):
-        savepoint["table"] = None
+    elif sp.get("available"):
+        sp["table"] = None
     if facts["flink"].get("available") and facts["iceberg"].get("available"):
-        savepoint["retained"] = retained_matches(
-            flink_entries(facts["flink"]), out.ancestry, facts["flink"].get("job_id"), complete=out.ancestry_complete
-        )
-    facts["savepoint"] = savepoint
+        sp["retained"] = retained_checkpoints(facts["flink"], out.ancestry, out.ancestry_complete)
+    facts["savepoint"] = sp
     return out
 
 
-def _flink(contract: Contract, env: dict[str, Any], config: Config) -> dict[str, Any]:
-    flink_env = env.get("flink")
-    if not flink_env:
-        return not_configured()
-    try:
-        from streamwarden.facts.flink import gather_flink_one
-
-        return gather_flink_one(contract.data, flink_env, config.root)
-    except Exception as exc:  # a gatherer bug must not become a traceback; it is a gap in the facts
-        return unavailable(f"Flink facts could not be gathered: {type(exc).__name__}: {exc}")
-
-
-def flink_entries(flink: dict[str, Any]) -> list[dict[str, Any]]:
-    """Retained checkpoints and savepoints Flink reports: completed entries with an external path."""
-    checkpoints = flink.get("checkpoints") or {}
-    latest = checkpoints.get("latest") or {}
-    entries = [latest.get("savepoint"), latest.get("completed"), *(checkpoints.get("history") or [])]
-    return [
-        e
-        for e in entries
-        if isinstance(e, dict) and e.get("status") in ("completed", None) and isinstance(e.get("external_path"), str)
-    ]
-
-
-def _candidate_before(flink: dict[str, Any], since_ms: int) -> str | None:
+def _candidate_before(flink_facts: dict[str, Any], since_ms: int) -> str | None:
     """The newest retained checkpoint or savepoint completed at or before ``since_ms`` (the
     incident's start), from Flink's checkpoint history; else the newest one Flink names."""
-    checkpoints = flink.get("checkpoints") or {}
+    checkpoints = flink_facts.get("checkpoints") or {}
     entries = [*(checkpoints.get("history") or []), *((checkpoints.get("latest") or {}).values())]
     done = [
         e
@@ -115,40 +97,5 @@ def _candidate_before(flink: dict[str, Any], since_ms: int) -> str | None:
     ]
     if done:
         return str(max(done, key=lambda e: e["id"])["external_path"])
-    candidate = flink_candidate(flink)
+    candidate = savepoint.flink_candidate(flink_facts)
     return candidate[0] if candidate else None
-
-
-def _iceberg(
-    contract: Contract, env: dict[str, Any], config: Config, now_ms: int, out: RecoveryFacts
-) -> dict[str, Any]:
-    table_c = contract.data.get("table") or {}
-    name, identifier = table_c.get("catalog"), table_c.get("identifier")
-    if not name and not identifier:
-        return not_configured()
-    if not name or not identifier:
-        missing = "table.catalog" if not name else "table.identifier"
-        return unavailable(f"{missing} is not declared: cannot tell which table the restore writes")
-    from streamwarden.facts.iceberg import table_facts
-    from streamwarden.iceberg.catalog import (
-        IcebergFactsError,
-        catalog_properties,
-        describe,
-        open_catalog,
-        open_table,
-    )
-
-    props: dict[str, str] = {}
-    try:
-        props = catalog_properties(str(name), (env.get("iceberg") or {}).get("catalogs"), config.root)
-        table = open_table(open_catalog(str(name), props), str(name), str(identifier), props)
-        facts = table_facts(
-            table, contract.data, now_ms, catalog=str(name), identifier=str(identifier), branch=out.branch
-        )
-        out.catalog, out.identifier = str(name), str(identifier)
-        out.ancestry, out.ancestry_complete = branch_ancestry(table, out.branch)
-        return facts
-    except IcebergFactsError as exc:
-        return unavailable(str(exc))
-    except Exception as exc:
-        return unavailable(f"table {identifier} in catalog '{name}' could not be read: {describe(exc, props)}")

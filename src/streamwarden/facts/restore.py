@@ -228,6 +228,29 @@ def rollback_commands(catalog: str, identifier: str, snapshot_id: int, branch: s
     }
 
 
+def flink_entries(flink: Mapping[str, Any]) -> list[dict[str, Any]]:
+    """Retained checkpoints and savepoints Flink reports: completed entries with an external path."""
+    checkpoints = flink.get("checkpoints") or {}
+    latest = checkpoints.get("latest") or {}
+    entries = [latest.get("savepoint"), latest.get("completed"), *(checkpoints.get("history") or [])]
+    return [
+        e
+        for e in entries
+        if isinstance(e, dict) and e.get("status") in ("completed", None) and isinstance(e.get("external_path"), str)
+    ]
+
+
+def retained_checkpoints(
+    flink: Mapping[str, Any] | None, ancestry: Sequence[Mapping[str, Any]], complete: bool
+) -> list[dict[str, Any]]:
+    """``facts.savepoint.retained``: the retained checkpoints and savepoints Flink reports for the
+    pipeline's job, each matched to the table snapshot of its checkpoint (SW-RET-007), along the
+    branch ``ancestry`` (newest first; ``complete``: the walk reached the first snapshot)."""
+    if not flink or not flink.get("available") or not flink.get("job_id"):
+        return []
+    return retained_matches(flink_entries(flink), ancestry, str(flink["job_id"]), complete=complete)
+
+
 def retained_matches(
     entries: Iterable[Mapping[str, Any]], ancestry: Sequence[Mapping[str, Any]], job_id: str | None, *, complete: bool
 ) -> list[dict[str, Any]]:

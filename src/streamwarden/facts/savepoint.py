@@ -16,12 +16,14 @@ import os
 import re
 import stat
 import urllib.parse
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from streamwarden import secrets
 from streamwarden.errors import InputError
+from streamwarden.facts.source import GatherContext, available, not_configured, unavailable
 from streamwarden.flink.savepoint_bytes import MAX_METADATA_BYTES
 from streamwarden.flink.savepoint_metadata import CheckpointMetadata, MetadataError, parse_metadata
 from streamwarden.flink.uids import closest_uid, declared_uids
@@ -262,8 +264,7 @@ def savepoint_facts(
     operators = [op.to_dict() for op in md.operators]
     declared = declared_uids(contract or {})
     facts: dict[str, Any] = {
-        "available": True,
-        "configured": True,
+        **available(),
         "source": source,
         "location": sp.location,
         "metadata_path": sp.metadata_path,
@@ -340,17 +341,13 @@ def match_declared(facts: dict[str, Any], declared: list[dict[str, Any]]) -> Non
     facts["declared_absent"] = [d["uid"] for d in absent]
 
 
-def not_configured() -> dict[str, Any]:
-    return {"available": False, "configured": False}
-
-
-def unavailable(error: str, location: str | None = None, source: str | None = None) -> dict[str, Any]:
-    out: dict[str, Any] = {"available": False, "configured": True, "error": error}
-    if location is not None:
-        out["location"] = display_location(location)
-    if source is not None:
-        out["source"] = source
-    return out
+def gather(contract: dict[str, Any], env: Mapping[str, Any], ctx: GatherContext) -> dict[str, Any]:
+    """``facts.savepoint`` (the gatherer protocol, facts/source.py): the savepoint at
+    ``ctx.restore_from`` (``ctx.restore_source`` says where that location came from), else the
+    candidate the Flink section already gathered (``ctx.flink``) names. The location comes from
+    the command line or Flink, never from ``env``."""
+    flink = dict(ctx.flink) if ctx.flink is not None else None
+    return gather_savepoint(contract, ctx.restore_from, flink, ctx.restore_source)
 
 
 def gather_savepoint(
@@ -373,7 +370,7 @@ def gather_savepoint(
     except SavepointNotFound as exc:
         if source == "restore_from":
             raise SavepointNotFound(f"--restore-from {exc.message}", hint=exc.hint) from None
-        return unavailable(exc.render(), location, source)
+        return unavailable(exc.render(), location=display_location(location), source=source)
     except SavepointError as exc:
-        return unavailable(exc.render(), location, source)
+        return unavailable(exc.render(), location=display_location(location), source=source)
     return savepoint_facts(sp, contract, flink, source)

@@ -31,8 +31,9 @@ from streamwarden.facts.data_stats import (
     snapshot_window,
     time_column,
 )
+from streamwarden.facts.source import GatherContext, available, not_configured, unavailable
 from streamwarden.facts.spark_session import JAVA_MISSING, get_spark, spark_problem, stop_spark
-from streamwarden.iceberg.catalog import IcebergFactsError, catalog_properties, describe, open_catalog, open_table
+from streamwarden.iceberg.catalog import IcebergFactsError, declared_table, describe, open_contract_table
 from streamwarden.iceberg.scan import (
     DataFileInfo,
     Pruning,
@@ -50,19 +51,11 @@ DEFAULT_WINDOW = 20  # snapshots compared with their summaries in a full scan
 MAX_INCREMENTAL_WINDOW = 200
 
 
-__all__ = ["JAVA_MISSING", "gather_data", "get_spark", "scan_table", "spark_problem", "stop_spark"]
+__all__ = ["JAVA_MISSING", "gather", "gather_data", "get_spark", "scan_table", "spark_problem", "stop_spark"]
 
 
 class DataFactsError(Exception):
     """A gap in the data facts, with a message ready for SW-FACT-001."""
-
-
-def not_configured() -> dict[str, Any]:
-    return {"available": False, "configured": False}
-
-
-def unavailable(error: str) -> dict[str, Any]:
-    return {"available": False, "configured": True, "error": error}
 
 
 # --- the gatherer -------------------------------------------------------------------------------
@@ -75,6 +68,42 @@ def data_promises(contract: Mapping[str, Any]) -> bool:
     return bool(quality.get("freshness") or quality.get("unique") or quality.get("not_null") or retention.get("data"))
 
 
+def gather(contract: Mapping[str, Any], env: Mapping[str, Any], ctx: GatherContext) -> dict[str, Any]:
+    """The ``facts.data`` section for one normalized contract (the gatherer protocol,
+    facts/source.py): the environment's ``spark`` section runs the scan, its ``iceberg`` section
+    opens the table (unless ``ctx.table`` holds it already). Not configured when the contract
+    declares no data promise. Never raises for a gathering problem: that is an unavailable fact."""
+    if not data_promises(contract):
+        return not_configured()
+    identifier = None
+    props: Mapping[str, str] = {}
+    try:
+        if declared_table(contract) is None:
+            return unavailable("table.catalog and table.identifier must be declared to scan the table's data")
+        spark_env = env.get("spark") or {}
+        problem = spark_problem(spark_env)
+        if problem:
+            return unavailable(problem)
+        ct = ctx.table or open_contract_table(contract, env.get("iceberg"), ctx.root)
+        assert ct is not None  # declared_table said a table is declared
+        identifier, props = ct.identifier, ct.props
+        return scan_table(
+            ct.table,
+            contract,
+            spark_env,
+            ctx.now_ms,
+            catalog=ct.catalog,
+            identifier=ct.identifier,
+            since_snapshot=ctx.since_snapshot,
+            state_file=ctx.state_file,
+            window=ctx.data_window or DEFAULT_WINDOW,
+        )
+    except (IcebergFactsError, DataFactsError, DataStateError) as exc:
+        return unavailable(str(exc))
+    except Exception as exc:  # Spark or storage failure: a gap, never a traceback
+        return unavailable(f"data scan of {identifier} failed: {describe(exc, props)}")
+
+
 def gather_data(
     contract: Mapping[str, Any],
     env: Mapping[str, Any] | None,
@@ -85,40 +114,10 @@ def gather_data(
     state_file: Path | None = None,
     window: int = DEFAULT_WINDOW,
 ) -> dict[str, Any]:
-    """The ``facts.data`` section for one normalized contract. ``env`` is the environment mapping of
-    streamwarden.yaml (its ``iceberg`` and ``spark`` sections), ``root`` the directory of
-    streamwarden.yaml. Never raises for a gathering problem: that is an unavailable fact."""
-    if not data_promises(contract):
-        return not_configured()
-    table_c = contract.get("table") or {}
-    catalog_name, identifier = table_c.get("catalog"), table_c.get("identifier")
-    if not catalog_name or not identifier:
-        return unavailable("table.catalog and table.identifier must be declared to scan the table's data")
-    env = env or {}
-    spark_env = env.get("spark") or {}
-    problem = spark_problem(spark_env)
-    if problem:
-        return unavailable(problem)
-    props: dict[str, str] = {}
-    try:
-        props = catalog_properties(str(catalog_name), (env.get("iceberg") or {}).get("catalogs"), root)
-        catalog = open_catalog(str(catalog_name), props)
-        table = open_table(catalog, str(catalog_name), str(identifier), props)
-        return scan_table(
-            table,
-            contract,
-            spark_env,
-            now_ms,
-            catalog=str(catalog_name),
-            identifier=str(identifier),
-            since_snapshot=since_snapshot,
-            state_file=state_file,
-            window=window,
-        )
-    except (IcebergFactsError, DataFactsError, DataStateError) as exc:
-        return unavailable(str(exc))
-    except Exception as exc:  # Spark or storage failure: a gap, never a traceback
-        return unavailable(f"data scan of {identifier} failed: {describe(exc, props)}")
+    """:func:`gather` with its context spelled out (``env``: the environment mapping of
+    streamwarden.yaml; tools and tests call it)."""
+    ctx = GatherContext(root, now_ms, since_snapshot=since_snapshot, state_file=state_file, data_window=window)
+    return gather(contract, env or {}, ctx)
 
 
 def scan_table(
@@ -148,18 +147,16 @@ def scan_table(
     plan = plan_table(table, [names[n] for n in wanted_names if n in names])
     if plan.unsupported:
         raise DataFactsError("; ".join(plan.unsupported[:3]))
-    facts: dict[str, Any] = {
-        "available": True,
-        "configured": True,
-        "catalog": catalog,
-        "table": identifier,
-        "table_uuid": str(table.metadata.table_uuid),
-        "snapshot_id": plan.snapshot_id,
-        "sequence_number": plan.sequence_number,
-        "snapshot_timestamp_ms": plan.timestamp_ms,
-        "schema_id": plan.schema_id,
-        "format_version": plan.format_version,
-    }
+    facts = available(
+        catalog=catalog,
+        table=identifier,
+        table_uuid=str(table.metadata.table_uuid),
+        snapshot_id=plan.snapshot_id,
+        sequence_number=plan.sequence_number,
+        snapshot_timestamp_ms=plan.timestamp_ms,
+        schema_id=plan.schema_id,
+        format_version=plan.format_version,
+    )
     m = Measures()
     facts["freshness"] = time_column(plan, quality.get("freshness"), m, "fresh", now_ms)
     facts["retention"] = time_column(plan, ret or None, m, "retention", now_ms)

@@ -1,8 +1,8 @@
 """Facts that need no live system: the repository files a contract names (``job.deployment``).
 
-Live sources (Flink REST, Iceberg, Spark, savepoints) are added by their own gatherers; until a
-source is configured for the run it is ``{"available": false, "configured": false}``, which no
-rule treats as missing.
+Live sources (Flink REST, Iceberg, Spark, savepoints) are added by facts/live.py (``check --env``)
+or facts/recovery.py (``gate``, ``evidence``); until a source is read for the run it is
+``{"available": false, "configured": false}``, which no rule treats as missing.
 """
 
 from __future__ import annotations
@@ -10,27 +10,15 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from streamwarden.errors import StreamwardenError
-
-SOURCES = ("deployment", "flink", "iceberg", "data", "savepoint")
-
-
-def not_configured() -> dict[str, Any]:
-    return {"available": False, "configured": False}
-
-
-def unavailable(error: str) -> dict[str, Any]:
-    return {"available": False, "configured": True, "error": error}
+from streamwarden.facts.source import SOURCES, GatherContext, not_configured
 
 
 def gather_static_facts(contract: Any, root: Path, known_keys: tuple[str, ...] = ()) -> dict[str, Any]:
     facts: dict[str, Any] = {name: not_configured() for name in SOURCES}
     job = contract.data.get("job") or {}
-    if job.get("deployment"):
-        from streamwarden.facts.deployment import gather_deployment
+    if job.get("deployment"):  # the deployment gatherer (and what it imports) only when it reads a file
+        from streamwarden.facts import deployment
 
-        try:
-            facts["deployment"] = gather_deployment(contract.data, contract.path, root, known_keys=known_keys)
-        except StreamwardenError as exc:
-            facts["deployment"] = unavailable(exc.render())
+        ctx = GatherContext(root, contract_file=contract.path, known_keys=known_keys)
+        facts["deployment"] = deployment.gather(contract.data, {}, ctx)
     return facts

@@ -3,9 +3,9 @@
 It reads what the metadata says about each operator (id, name and uid where recorded, parallelism,
 max parallelism, which state handles it holds and their sizes) without opening a state file. The
 layout follows ``Checkpoints``, ``MetadataV2V3SerializerBase`` and ``MetadataV3..V7Serializer``
-(reference/flink-iceberg.md §3; tags 15-17, file merging, checked with javap against flink-dist
-2.3.0, which registers V1-V6 and writes V6; V7 follows the newest source). Everything is big-endian
-``DataOutputStream``; a ``UTF`` is a u16 length and modified UTF-8.
+(tags 15-17, file merging, checked with javap against flink-dist 2.3.0, which registers V1-V6 and
+writes V6; V7 follows the newest source). Everything is big-endian ``DataOutputStream``; a ``UTF``
+is a u16 length and modified UTF-8.
 
 This module reads the frame (magic, version, checkpoint id, master states, checkpoint properties);
 savepoint_handles.py reads each operator's state handles; both read through savepoint_bytes.py

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -168,6 +169,55 @@ def open_table(catalog: Any, catalog_name: str, identifier: str, props: Mapping[
         raise IcebergFactsError(
             f"table {identifier} in catalog '{catalog_name}' could not be loaded: {_explain(exc, props)}"
         ) from None
+
+
+@dataclass(frozen=True)
+class ContractTable:
+    """The table a contract's ``table`` section names, loaded once for every gatherer that reads it."""
+
+    catalog: str
+    identifier: str
+    table: Any  # pyiceberg.table.Table
+    props: Mapping[str, str]  # the catalog's properties: describe(exc, props) redacts their secrets
+
+
+def declared_table(contract: Mapping[str, Any]) -> tuple[str, str] | None:
+    """``(table.catalog, table.identifier)``; None when the contract declares neither (no table to
+    read); IcebergFactsError when it declares only one (which table is meant cannot be told)."""
+    table_c = contract.get("table")
+    table_c = table_c if isinstance(table_c, Mapping) else {}
+    catalog_name, identifier = table_c.get("catalog"), table_c.get("identifier")
+    if not catalog_name and not identifier:
+        return None
+    if not identifier:
+        raise IcebergFactsError(
+            f"table.identifier is not declared: cannot tell which table of catalog '{catalog_name}'"
+        )
+    if not catalog_name:
+        raise IcebergFactsError(f"table.catalog is not declared: cannot tell which catalog holds {identifier}")
+    return str(catalog_name), str(identifier)
+
+
+def open_contract_table(
+    contract: Mapping[str, Any], iceberg_env: Mapping[str, Any] | None, root: Path
+) -> ContractTable | None:
+    """Open the contract's table through the catalog ``iceberg_env`` configures (the environment's
+    ``iceberg`` section, may be None; ``root``: the directory of streamwarden.yaml). None when the
+    contract declares no table; every failure is an IcebergFactsError with a redacted message."""
+    name = declared_table(contract)
+    if name is None:
+        return None
+    catalog_name, identifier = name
+    props: dict[str, str] = {}
+    try:
+        props = catalog_properties(catalog_name, (iceberg_env or {}).get("catalogs"), root)
+        table = open_table(open_catalog(catalog_name, props), catalog_name, identifier, props)
+    except IcebergFactsError:
+        raise
+    except Exception as exc:  # a configuration shape no check expected: still a gap, never a traceback
+        why = f"table {identifier} in catalog '{catalog_name}' could not be read: {describe(exc, props)}"
+        raise IcebergFactsError(why) from None
+    return ContractTable(catalog_name, identifier, table, props)
 
 
 def _explain(exc: BaseException, props: Mapping[str, Any]) -> str:
