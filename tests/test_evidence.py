@@ -40,7 +40,7 @@ def test_record_names_the_snapshot_of_checkpoint_12_as_rollback_target_and_13_to
     assert plan["replay"]["checkpoints"] == list(range(13, 21))
     assert plan["replay"]["snapshot_ids"] == [committed[c] for c in range(13, 21)]
     assert (plan["replay"]["added_records"], plan["replay"]["added_data_files"]) == (16, 8)
-    assert plan["duplicates"] is True
+    assert "duplicates" not in plan  # facts only: SW-REC-002 decides that the replay duplicates (below)
     rollback = doc["table"]["rollback"]
     assert rollback["snapshot_id"] == committed[12] and rollback["needed"] is True
     assert (
@@ -164,7 +164,7 @@ def test_idempotent_sink_replays_without_duplicates(tmp_path: Path) -> None:
     r = RecoveryRepo(tmp_path, upsert=True)
     r.commit(1, 20)
     doc = json.loads(r.run("evidence", "--restore-from", str(r.savepoint(12)), "--format", "json").output)
-    assert doc["table"]["plan"]["duplicates"] is False
+    assert doc["table"]["plan"]["behind"] is True and doc["verdict"]["reasons"] == []  # SW-REC-002 stays silent
     assert doc["table"]["plan"]["idempotence"] == {
         "idempotent": True,
         "upsert": True,

@@ -208,7 +208,6 @@ def test_hostile_server_values_stay_inside_their_labels() -> None:
             "table": {
                 "status": "behind",
                 "behind": True,
-                "duplicates": True,
                 "matching_snapshot": {"snapshot_id": hostile, "checkpoint_id": hostile, "timestamp_ms": "x"},
                 "replay": {"snapshots": 2, "snapshot_ids": [hostile, hostile], "checkpoints": [hostile, hostile]},
                 "discarded_by_rollback": {"other_writers": [{}]},
@@ -222,12 +221,12 @@ def test_hostile_server_values_stay_inside_their_labels() -> None:
                 "max_committed_checkpoint_id": hostile,
             },
         }
-        lines = recovery_timeline(sp)
+        lines = recovery_timeline(sp, duplicates=True)
         assert lines[0] == "```mermaid" and lines[-1] == "```"
         nodes, _, _ = parse(lines[1:-1])
         assert {"SP", "M", "R1", "R2", "O", "T"} <= set(nodes)
         unknown = {**sp, "table": {"status": "unknown", "reason": hostile}}
-        nodes, _, _ = parse(recovery_timeline(unknown)[1:-1])
+        nodes, _, _ = parse(recovery_timeline(unknown, duplicates=False)[1:-1])
         assert set(nodes) == {"SP", "U"}
 
 

@@ -98,6 +98,48 @@ test_rec002_restore_at_the_max_committed_checkpoint_passes if {
 	lib.no_rule(findings, "SW-REC-002")
 }
 
+# The decision is the rule's alone (facts/restore.py gathers behind, replay, idempotence and the
+# rollback target; no Python verdict): each of its four conditions, flipped alone, silences it.
+test_rec002_behind_with_nothing_replayed_passes if {
+	plan := _rgt_plan({"replay": {"snapshots": 0, "checkpoints": [], "first_checkpoint_id": null, "last_checkpoint_id": null}})
+	inp := _rgt_with_plan(plan)
+	findings := deny with input as inp
+	lib.no_rule(findings, "SW-REC-002")
+}
+
+test_rec002_one_replayed_commit_fires if {
+	plan := _rgt_plan({"max_committed_checkpoint_id": 13, "replay": {
+		"snapshots": 1, "checkpoints": [13], "first_checkpoint_id": 13, "last_checkpoint_id": 13,
+		"added_records": 2, "added_data_files": 1,
+	}})
+	inp := _rgt_with_plan(plan)
+	findings := deny with input as inp
+	some f in findings
+	f.rule == "SW-REC-002"
+	contains(f.message, "replays checkpoints 13..13 (1 commits, 2 records, 1 data files)")
+}
+
+test_rec002_unknown_idempotence_fails_closed if {
+	plan := object.remove(_rgt_plan({}), ["idempotence"])
+	inp := _rgt_with_plan(plan)
+	findings := deny with input as inp
+	count(lib.rule_paths(findings, "SW-REC-002")) == 1
+}
+
+test_rec002_rollback_target_without_validity_fails_closed if {
+	plan := _rgt_plan({"rollback_target": {"named": "7012", "snapshot_id": 7012}})
+	inp := _rgt_with_plan(plan)
+	findings := deny with input as inp
+	count(lib.rule_paths(findings, "SW-REC-002")) == 1
+}
+
+test_rec002_ambiguous_job_with_an_idempotent_sink_passes if {
+	plan := {"status": "unknown", "reason_code": "ambiguous_job", "reason": "several jobs", "checkpoint_id": 12, "idempotence": {"idempotent": true}}
+	inp := _rgt_with_plan(plan)
+	findings := deny with input as inp
+	lib.no_rule(findings, "SW-REC-002")
+}
+
 test_rec002_expired_matching_snapshot_asks_for_a_newer_savepoint if {
 	plan := _rgt_plan({"matching_snapshot": null, "matching_missing": "expired"})
 	inp := _rgt_with_plan(plan)

@@ -1,14 +1,17 @@
 """The table side of a restore (``facts.savepoint.table``): which snapshot matches the savepoint's
-checkpoint, what the restored job will replay, whether that duplicates rows, and whether a named
-rollback target undoes it. Pure: no I/O, no pyiceberg; it reads snapshot items as
-``streamwarden.iceberg.snapshots.snapshot_item`` makes them, along one branch's ancestry.
+checkpoint, whether the savepoint is behind the job's max committed checkpoint, what the restored
+job will replay, the sink's idempotence, and whether a named rollback target holds the table as
+of the checkpoint. Facts only: whether the replay duplicates rows is decided once, by SW-REC-002
+(policies/streamwarden/recovery_gate.rego), from these facts. Pure: no I/O, no pyiceberg; it reads
+snapshot items as ``streamwarden.iceberg.snapshots.snapshot_item`` makes them, along one branch's
+ancestry.
 
 The Iceberg sink finds "its" commits the way ``SinkUtil.getMaxCommittedCheckpointId`` does: walk
 the parent ancestry from the branch head; the first snapshot whose ``flink.job-id`` is the job and
-whose ``flink.operator-id`` is null or the committer's gives the max committed checkpoint id
-(reference/flink-iceberg.md §5). The job is the savepoint's (from Flink REST, the checkpoint
-directory, or the savepoint directory's 6-hex prefix); the committer is an operator of the
-savepoint (or a declared sink uid) that the table's lineage names.
+whose ``flink.operator-id`` is null or the committer's gives the max committed checkpoint id. The
+job is the savepoint's (from Flink REST, the checkpoint directory, or the savepoint directory's
+6-hex prefix); the committer is an operator of the savepoint (or a declared sink uid) that the
+table's lineage names.
 """
 
 from __future__ import annotations
@@ -135,10 +138,7 @@ def restore_plan(
         "snapshots": len(after),
         "other_writers": [_brief(s) for s in others[:REPLAY_LIST_CAP]],
     }
-    idem = bool((idempotence or {}).get("idempotent"))
     plan["rollback_target"] = _rollback(rollback_to, refs or {}, ancestry, positions, match, replayed)
-    valid = bool(plan["rollback_target"] and plan["rollback_target"]["valid"])
-    plan["duplicates"] = bool(plan["behind"] and not idem and replayed and not valid)
     plan["status"] = "behind" if plan["behind"] else "current"
     return plan
 

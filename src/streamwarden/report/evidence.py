@@ -15,7 +15,7 @@ from typing import Any
 from streamwarden.escape import cell, code_block, json_text, log_text
 from streamwarden.escape import code as md_code
 from streamwarden.evidence import EvidenceRecord
-from streamwarden.report.timeline import recovery_timeline, utc_time
+from streamwarden.report.timeline import recovery_timeline, replay_duplicates, utc_time
 
 
 def render_json(record: EvidenceRecord) -> str:
@@ -46,9 +46,10 @@ def render_markdown(record: EvidenceRecord) -> str:
     out += [f"- {md_code(r['rule'])} {cell(r['message'])}" for r in d["verdict"]["reasons"]]
     out += [f"- {md_code(r['rule'])} ({cell(r['severity'])}) {cell(r['message'])}" for r in d["verdict"]["warnings"]]
     cand = d["candidate"]
+    duplicates = replay_duplicates(record.findings)
     if cand and cand.get("available"):
         plan = (d["table"] or {}).get("plan")
-        out += ["", "## Timeline", "", *recovery_timeline({**cand, "table": plan})]
+        out += ["", "## Timeline", "", *recovery_timeline({**cand, "table": plan}, duplicates=duplicates)]
     out += ["", "## Savepoint or checkpoint to restore", ""]
     if cand is None:
         out.append("None given (`--restore-from`) and none found in Flink's checkpoint history.")
@@ -74,7 +75,7 @@ def render_markdown(record: EvidenceRecord) -> str:
                     f"{cell(m['uid']) if m.get('uid') else '**none**'} | "
                     f"{cell(op['max_parallelism'])} | {cell(op['state_size'])} |"
                 )
-    out += _table_md(d["table"])
+    out += _table_md(d["table"], duplicates)
     if d["since"] is not None:
         s = d["since"]
         out += [
@@ -108,7 +109,7 @@ def render_markdown(record: EvidenceRecord) -> str:
     return log_text("\n".join(out) + "\n")
 
 
-def _table_md(table: dict[str, Any] | None) -> list[str]:
+def _table_md(table: dict[str, Any] | None, duplicates: bool) -> list[str]:
     out = ["", "## The table", ""]
     if table is None:
         return [*out, "No table declared."]
@@ -136,7 +137,7 @@ def _table_md(table: dict[str, Any] | None) -> list[str]:
         f"{cell(rep['added_data_files'])} data files, {cell(rep['added_delete_files'])} delete files",
         f"- sink idempotent (upsert with identifier fields): {'yes' if idem.get('idempotent') else 'no'}"
         f" ({cell(idem.get('source'))})",
-        f"- replay duplicates rows: **{'yes' if plan.get('duplicates') else 'no'}**",
+        f"- replay duplicates rows: **{'yes' if duplicates else 'no'}**",
     ]
     if plan.get("behind"):
         out.append(

@@ -16,7 +16,7 @@ from typing import Any
 from streamwarden.escape import cell, code, json_text, log_text
 from streamwarden.escape import terminal as t
 from streamwarden.gate import GateResult, source_status
-from streamwarden.report.timeline import recovery_timeline
+from streamwarden.report.timeline import recovery_timeline, replay_duplicates
 
 
 def _s(n: int) -> str:
@@ -26,25 +26,27 @@ def _s(n: int) -> str:
 # --- JSON -----------------------------------------------------------------------------------------
 
 
-def _restore_summary(savepoint: dict[str, Any]) -> dict[str, Any] | None:
+def _restore_summary(savepoint: dict[str, Any], duplicates: bool) -> dict[str, Any] | None:
     if not savepoint.get("configured"):
         return None
     keys = ("source", "location", "available", "error", "kind", "version", "checkpoint_id", "completed_ms", "job_id")
     out = {k: savepoint.get(k) for k in keys if k in savepoint}
     table = savepoint.get("table")
     if isinstance(table, dict):
-        out["table"] = {
+        summary: dict[str, Any] = {
             k: table.get(k)
             for k in (
                 "status",
                 "max_committed_checkpoint_id",
                 "matching_snapshot",
-                "duplicates",
                 "rollback_target",
                 "reason",
             )
             if k in table
         }
+        if table.get("status") in ("behind", "current"):
+            summary["duplicates"] = duplicates  # SW-REC-002's decision, as the reasons show it
+        out["table"] = summary
     return out
 
 
@@ -56,7 +58,7 @@ def gate_to_dict(result: GateResult) -> dict[str, Any]:
         "pipeline": result.pipeline,
         "environment": result.environment,
         "now_ms": result.now_ms,
-        "restore_from": _restore_summary(facts.get("savepoint") or {}),
+        "restore_from": _restore_summary(facts.get("savepoint") or {}, replay_duplicates(result.findings)),
         "sources": source_status(facts),
         "reasons": [f.to_dict() for f in result.reasons],
         "warnings": [f.to_dict() for f in result.notes],
@@ -133,11 +135,11 @@ def render_markdown(result: GateResult) -> str:
                 f"- table: max committed checkpoint {cell(plan.get('max_committed_checkpoint_id'))}, snapshot of "
                 f"the savepoint's checkpoint: {cell(match.get('snapshot_id', 'none'))}, replay "
                 f"{cell(replay.get('snapshots', 0))} commits"
-                + (", **rows duplicated**" if plan.get("duplicates") else "")
+                + (", **rows duplicated**" if replay_duplicates(result.findings) else "")
             )
         elif isinstance(plan, dict) and plan.get("reason"):
             out.append(f"- table: cannot match the savepoint: {cell(plan['reason'])}")
-        out += ["", *recovery_timeline(sp)]
+        out += ["", *recovery_timeline(sp, duplicates=replay_duplicates(result.findings))]
     elif sp.get("configured"):
         out.append(f"{code(sp.get('location') or '?')} could not be read: {cell(sp.get('error'))}")
     else:

@@ -13,10 +13,11 @@ and files).
 from __future__ import annotations
 
 import datetime as dt
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from typing import Any
 
 from streamwarden.escape import mermaid_label as label
+from streamwarden.findings import Finding
 
 REPLAY_SHOWN = 6  # replayed commits drawn one by one; more: the first 3, "… n more", the last
 
@@ -51,9 +52,17 @@ def _job(sp: Mapping[str, Any]) -> str:
     return f"job {prefix}…" if isinstance(prefix, str) and prefix else "job unknown"
 
 
-def recovery_timeline(sp: Mapping[str, Any] | None) -> list[str]:
+def replay_duplicates(findings: Iterable[Finding]) -> bool:
+    """Whether the gate decided that the restore's replay writes rows twice: SW-REC-002 fired on
+    the replay window (recovery_gate.rego; waived or not, the rows are the same). Read from the
+    rule's finding, never decided again from the facts."""
+    return any(f.rule == "SW-REC-002" and "replay" in f.evidence for f in findings)
+
+
+def recovery_timeline(sp: Mapping[str, Any] | None, *, duplicates: bool) -> list[str]:
     """The lines of a ```mermaid block (fences included) for ``facts.savepoint``; no lines when
-    there is no readable savepoint to draw."""
+    there is no readable savepoint to draw. ``duplicates``: :func:`replay_duplicates` of the
+    decision's findings."""
     if not isinstance(sp, Mapping) or not sp.get("available"):
         return []
     out = ["```mermaid", "flowchart LR"]
@@ -73,7 +82,6 @@ def recovery_timeline(sp: Mapping[str, Any] | None) -> list[str]:
         out.append("  SP -.- U")
         classes["unknown"] = ["U"]
         return [*out, *_class_lines(classes), "```"]
-    duplicates = bool(plan.get("duplicates"))
     replay_class = "replay" if duplicates else "harmless"
     match = plan.get("matching_snapshot")
     shown: dict[Any, str] = {}  # snapshot id -> node id
@@ -129,7 +137,7 @@ def recovery_timeline(sp: Mapping[str, Any] | None) -> list[str]:
         out.append("  O[" + label(f"{others} snapshots of other writers", "discarded by a rollback") + "]")
         out.append(f"  {last} -.- O")
         classes.setdefault("unknown", []).append("O")
-    target = _target(plan, match)
+    target = _target(plan, match, duplicates)
     if target is not None:
         snapshot_id, lines = target
         out.append("  T{{" + label(*lines) + "}}")
@@ -154,7 +162,7 @@ def _replay_nodes(replay: Mapping[str, Any]) -> list[tuple[Any, str]]:
     return [*head, (None, f"… {total - len(head) - 1} more commits"), last]
 
 
-def _target(plan: Mapping[str, Any], match: Any) -> tuple[Any, list[str]] | None:
+def _target(plan: Mapping[str, Any], match: Any, duplicates: bool) -> tuple[Any, list[str]] | None:
     named = plan.get("rollback_target")
     if isinstance(named, Mapping):
         state = "valid" if named.get("valid") else f"not usable: {named.get('reason')}"
@@ -164,11 +172,7 @@ def _target(plan: Mapping[str, Any], match: Any) -> tuple[Any, list[str]] | None
             state,
         ]
     if plan.get("behind") and isinstance(match, Mapping):
-        why = (
-            "before restoring: the replay duplicates rows"
-            if plan.get("duplicates")
-            else "optional: the sink is idempotent"
-        )
+        why = "before restoring: the replay duplicates rows" if duplicates else "optional: the sink is idempotent"
         return match.get("snapshot_id"), [f"rollback target: snapshot {match.get('snapshot_id')}", why]
     return None
 
