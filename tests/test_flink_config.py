@@ -17,7 +17,6 @@ from streamwarden.flink.config import (
 from streamwarden.flink.sql import parse_sql_settings
 from streamwarden.flink.values import (
     FlinkValueError,
-    format_duration_ms,
     parse_bool,
     parse_duration_ms,
     parse_enum,
@@ -98,14 +97,6 @@ def test_durations_flink_refuses(text: str, message: str) -> None:
 def test_duration_rejects_non_strings() -> None:
     with pytest.raises(FlinkValueError):
         parse_duration_ms(60)  # type: ignore[arg-type]
-
-
-@pytest.mark.parametrize(
-    ("ms", "text"),
-    [(60_000, "1m"), (90_000, "90s"), (0, "0ms"), (1_500, "1500ms"), (86_400_000, "1d"), (None, "unset")],
-)
-def test_format_duration(ms: int | None, text: str) -> None:
-    assert format_duration_ms(ms) == text
 
 
 # --- memory sizes ------------------------------------------------------------------------------

@@ -13,7 +13,6 @@ from streamwarden.flink.config import (
 )
 from streamwarden.flink.values import (
     FlinkValueError,
-    format_duration_ms,
     parse_bool,
     parse_duration_ms,
     parse_enum,
@@ -31,7 +30,6 @@ __all__ = [
     "ValueType",
     "auto_max_parallelism",
     "explicit_defaults",
-    "format_duration_ms",
     "lookup",
     "parse_bool",
     "parse_duration_ms",

@@ -266,13 +266,3 @@ def parse_name(text: str, names: Mapping[str, str], *, allow_class: bool = True)
         return raw  # a fully qualified factory class: kept verbatim
     expected = ", ".join(sorted(set(names.values())))
     raise FlinkValueError(f"{text!r} is not one of {expected} (or a factory class name)")
-
-
-def format_duration_ms(ms: int | None) -> str:
-    """The largest unit that divides evenly: 60000 -> ``1m``, 90000 -> ``90s``, 0 -> ``0ms``."""
-    if ms is None:
-        return "unset"
-    for unit, factor in (("d", 86_400_000), ("h", 3_600_000), ("m", 60_000), ("s", 1_000)):
-        if ms and ms % factor == 0:
-            return f"{ms // factor}{unit}"
-    return f"{ms}ms"
