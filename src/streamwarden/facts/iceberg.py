@@ -278,19 +278,19 @@ def _column_name(schema: Any, field_id: int) -> str | None:
         return None
 
 
+def _source_field(schema: Any, field: Any) -> dict[str, Any]:
+    """What a partition field and a sort field share: the source column and the transform."""
+    return {
+        "source": _column_name(schema, field.source_id),
+        "source_id": field.source_id,
+        "transform": str(field.transform).replace(" ", "").lower(),
+    }
+
+
 def _spec(spec: Any, schema: Any) -> dict[str, Any]:
     return {
         "spec_id": spec.spec_id,
-        "fields": [
-            {
-                "source": _column_name(schema, pf.source_id),
-                "source_id": pf.source_id,
-                "transform": str(pf.transform).replace(" ", "").lower(),
-                "name": pf.name,
-                "field_id": pf.field_id,
-            }
-            for pf in spec.fields
-        ],
+        "fields": [{**_source_field(schema, pf), "name": pf.name, "field_id": pf.field_id} for pf in spec.fields],
     }
 
 
@@ -299,9 +299,7 @@ def _sort_order(order: Any, schema: Any) -> dict[str, Any]:
         "order_id": order.order_id,
         "fields": [
             {
-                "source": _column_name(schema, sf.source_id),
-                "source_id": sf.source_id,
-                "transform": str(sf.transform).replace(" ", "").lower(),
+                **_source_field(schema, sf),
                 "direction": str(getattr(sf.direction, "value", sf.direction)),
                 "null_order": str(getattr(sf.null_order, "value", sf.null_order)),
             }

@@ -127,14 +127,19 @@ class OperatorParser:
         if stats.kinds:
             op.subtasks_with_state += 1
 
+    def _tag(self, family: str, kinds: dict[int, str]) -> tuple[int, int, str]:
+        """A handle's tag byte: (its offset, the tag, its kind name); an unknown tag raises."""
+        at = self.r.pos
+        tag = self.r.u8(f"{'an' if family[0] in 'aeiou' else 'a'} {family} state handle tag")
+        kind = kinds.get(tag)
+        if kind is None:
+            raise MetadataError(f"unknown {family} state handle tag {tag}", at)
+        return at, tag, kind
+
     # -- handles: each returns its kind name ("null" for none) and adds its size to ``stats`` --------
     def stream_handle(self, stats: Stats, depth: int) -> str:
         r = self.r
-        at = r.pos
-        tag = r.u8("a stream state handle tag")
-        kind = _STREAM_KINDS.get(tag)
-        if kind is None:
-            raise MetadataError(f"unknown stream state handle tag {tag}", at)
+        _, tag, kind = self._tag("stream", _STREAM_KINDS)
         if tag == 1:
             r.utf("a byte stream handle name")
             n = r.i32("a byte stream handle length")
@@ -162,14 +167,7 @@ class OperatorParser:
         return kind
 
     def key_groups(self, stats: Stats, depth: int) -> None:
-        r = self.r
-        at = r.pos
-        start = r.i32("a key group start")
-        num = r.i32("a key group count")
-        if start < 0 or num < 0 or start + num > MAX_PARALLELISM or num * 8 > r.left:
-            raise MetadataError(f"key group range start {start} count {num} is impossible", at)
-        r.skip(num * 8, "key group offsets")
-        stats.last_range = (start, start + num - 1)
+        self.range(stats, offsets=True)
         self.nested_stream(stats, depth)
 
     def nested_stream(self, stats: Stats, depth: int) -> None:
@@ -179,11 +177,7 @@ class OperatorParser:
 
     def keyed_handle(self, stats: Stats, depth: int) -> str:
         r = self.r
-        at = r.pos
-        tag = r.u8("a keyed state handle tag")
-        kind = _KEYED_KINDS.get(tag)
-        if kind is None:
-            raise MetadataError(f"unknown keyed state handle tag {tag}", at)
+        at, tag, kind = self._tag("keyed", _KEYED_KINDS)
         if depth > MAX_DEPTH:
             raise MetadataError(f"state handles nested deeper than {MAX_DEPTH}", at)
         if tag in (3, 7, 12):
@@ -236,21 +230,20 @@ class OperatorParser:
                 r.utf("a storage identifier")
         return kind
 
-    def range(self, stats: Stats) -> None:
+    def range(self, stats: Stats, offsets: bool = False) -> None:
+        """A key group range; with ``offsets``, followed by one u64 offset per key group."""
         at = self.r.pos
         start = self.r.i32("a key group start")
         num = self.r.i32("a key group count")
-        if start < 0 or num < 0 or start + num > MAX_PARALLELISM:
+        if start < 0 or num < 0 or start + num > MAX_PARALLELISM or (offsets and num * 8 > self.r.left):
             raise MetadataError(f"key group range start {start} count {num} is impossible", at)
+        if offsets:
+            self.r.skip(num * 8, "key group offsets")
         stats.last_range = (start, start + num - 1)
 
     def operator_handle(self, stats: Stats) -> str:
         r = self.r
-        at = r.pos
-        tag = r.u8("an operator state handle tag")
-        kind = _OPERATOR_KINDS.get(tag)
-        if kind is None:
-            raise MetadataError(f"unknown operator state handle tag {tag}", at)
+        _, tag, kind = self._tag("operator", _OPERATOR_KINDS)
         if tag == 0:
             return kind
         for _ in range(r.count("operator state entries", 7, 1_000_000)):
