@@ -161,3 +161,47 @@ def write_baseline(findings: list[Finding], path: str) -> int:
     except OSError as exc:
         raise UsageError(f"cannot write baseline: {exc.strerror or exc}", file=path) from None
     return len(doc["findings"])
+
+
+@dataclass
+class BaselineUse:
+    """What ``--baseline`` / ``--write-baseline`` did in a run."""
+
+    file: str | None  # the baseline applied (None: no baseline)
+    notes: list[str] = field(default_factory=list)  # for the user: what was written, not applied, stale
+
+
+def use_baseline(
+    findings: list[Finding], baseline_file: str | None, write_file: str | None, root: Path, trusted_ref: str | None
+) -> BaselineUse:
+    """Apply ``--baseline`` (as committed on ``trusted_ref`` with ``--base``, so a pull request
+    cannot accept its own findings), or write ``--write-baseline`` and apply it (the run passes)."""
+    if write_file:
+        n = write_baseline(findings, write_file)
+        apply_baseline(findings, Baseline(write_file, {f.fingerprint for f in findings if not f.waived}))
+        return BaselineUse(
+            write_file,
+            [
+                f"wrote {n} finding{'s' if n != 1 else ''} to the baseline {write_file}; "
+                f"runs with --baseline {write_file} fail only on new findings"
+            ],
+        )
+    if not baseline_file:
+        return BaselineUse(None)
+    notes: list[str] = []
+    if trusted_ref:
+        baseline, added = load_trusted_baseline(baseline_file, root, trusted_ref)
+        if added:
+            notes.append(
+                f"{added} baseline entr{'ies' if added != 1 else 'y'} in {baseline_file} not on {trusted_ref} "
+                f"{'are' if added != 1 else 'is'} not applied: with --base the baseline is read from the trusted ref"
+            )
+    else:
+        baseline = load_baseline(baseline_file)
+    applied = apply_baseline(findings, baseline)
+    if applied.stale:
+        notes.append(
+            f"{applied.stale} baseline entr{'ies match' if applied.stale != 1 else 'y matches'} no finding any more "
+            f"(fixed?): refresh {baseline_file} with --write-baseline"
+        )
+    return BaselineUse(baseline_file, notes)

@@ -25,7 +25,6 @@ from streamwarden.errors import StreamwardenError, UsageError
 from streamwarden.escape import json_text, log_text, terminal
 
 if TYPE_CHECKING:
-    from streamwarden.findings import Finding
     from streamwarden.report import Report
     from streamwarden.run import RunOptions, RunResult
 
@@ -235,6 +234,7 @@ def check(
     color: str,
 ) -> None:
     """Check contracts (and the repository files they name) against the policies."""
+    from streamwarden.baseline import use_baseline
     from streamwarden.findings import exit_code
     from streamwarden.run import RunOptions
 
@@ -269,7 +269,10 @@ def check(
             "no contracts found", hint="give contract files or directories, or set `contracts:` in streamwarden.yaml"
         )
     threshold = fail_on or result.fail_on or config.fail_on
-    baseline = _baseline(result.findings, baseline_file, write_baseline_file, config, trusted_ref or base_ref)
+    used = use_baseline(result.findings, baseline_file, write_baseline_file, config.root, trusted_ref or base_ref)
+    for note in used.notes:
+        _fail(note)
+    baseline = used.file
     report = _make_report(result, config, threshold, baseline, targets)
     _emit(report, targets, color)
     for e in result.errors:  # unusable input goes to stderr, whatever the report's format
@@ -358,61 +361,10 @@ def _run_check(config: Config, options: RunOptions, *, opa_url: str | None, verb
     return result
 
 
-def _baseline(
-    findings: list[Finding], baseline_file: str | None, write_file: str | None, config: Config, trusted_ref: str | None
-) -> str | None:
-    """Apply --baseline (from the trusted ref with --base), or write --write-baseline and apply it;
-    returns the baseline file used."""
-    from streamwarden.baseline import Baseline, apply_baseline, load_baseline, load_trusted_baseline, write_baseline
-
-    if write_file:
-        n = write_baseline(findings, write_file)
-        apply_baseline(findings, Baseline(write_file, {f.fingerprint for f in findings if not f.waived}))
-        _fail(
-            f"wrote {n} finding{'s' if n != 1 else ''} to the baseline {write_file}; "
-            f"runs with --baseline {write_file} fail only on new findings"
-        )
-        return write_file
-    if not baseline_file:
-        return None
-    if trusted_ref:
-        baseline, added = load_trusted_baseline(baseline_file, config.root, trusted_ref)
-        if added:
-            _fail(
-                f"{added} baseline entr{'ies' if added != 1 else 'y'} in {baseline_file} not on {trusted_ref} "
-                f"{'are' if added != 1 else 'is'} not applied: with --base the baseline is read from the trusted ref"
-            )
-    else:
-        baseline = load_baseline(baseline_file)
-    applied = apply_baseline(findings, baseline)
-    if applied.stale:
-        _fail(
-            f"{applied.stale} baseline entr{'ies match' if applied.stale != 1 else 'y matches'} no finding any more "
-            f"(fixed?): refresh {baseline_file} with --write-baseline"
-        )
-    return baseline_file
-
-
-def repo_prefix(root: Path) -> str:
-    """Where the configuration root sits inside the git repository ("" at its top), so reports name
-    repository-relative files even when streamwarden.yaml lives in a subdirectory."""
-    root = root.resolve()
-    tops = [d for d in (root, *root.parents) if (d / ".git").exists()]
-    workspace = os.environ.get("GITHUB_WORKSPACE")
-    if not tops and workspace:
-        tops = [Path(workspace).resolve()]
-    for top in tops:
-        try:
-            rel = root.relative_to(top).as_posix()
-        except ValueError:
-            continue
-        return "" if rel == "." else rel
-    return ""
-
-
 def _make_report(
     result: RunResult, config: Config, threshold: str, baseline: str | None, targets: list[ReportTarget]
 ) -> Report:
+    from streamwarden.gitbase import repo_prefix
     from streamwarden.report import Report
 
     formats = {t.fmt for t in targets}
@@ -484,7 +436,7 @@ def diff(
 ) -> None:
     """Contract review: every change classified breaking / coordinate / safe, with the consumers affected."""
     _check_refs(base_ref, trusted_ref)
-    from streamwarden.diff import has_breaking, review
+    from streamwarden.diff import exit_code, review
     from streamwarden.report.review import render_json, render_markdown
     from streamwarden.run import RunOptions, run_check
 
@@ -503,7 +455,7 @@ def diff(
     _write(render_json(pipelines) if fmt == "json" else render_markdown(pipelines, base_ref), output)
     for e in result.errors:
         _fail(e.render())
-    sys.exit(2 if result.errors else 1 if has_breaking(pipelines) else 0)
+    sys.exit(exit_code(result, pipelines))
 
 
 @main.command()

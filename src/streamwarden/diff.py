@@ -371,3 +371,9 @@ def _consumer_names(contract: dict[str, Any]) -> list[str]:
 
 def has_breaking(pipelines: list[dict[str, Any]]) -> bool:
     return any(c["class"] == "breaking" for p in pipelines for c in p["changes"])
+
+
+def exit_code(result: Any, pipelines: list[dict[str, Any]]) -> int:
+    """``diff``'s exit code: 2 when a contract could not be used (``result.errors``), 1 when the
+    review (``pipelines``, from :func:`review`) holds a breaking change, else 0."""
+    return 2 if result.errors else 1 if has_breaking(pipelines) else 0

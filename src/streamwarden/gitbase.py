@@ -166,3 +166,23 @@ class GitRepo:
 def _nul_split(out: bytes) -> list[str]:
     """Paths from git's ``-z`` output: never quoted, never split at a newline in a name."""
     return [p for p in out.decode("utf-8", errors="surrogateescape").split("\0") if p]
+
+
+def repo_prefix(root: Path) -> str:
+    """Where the configuration root sits inside the git repository ("" at its top), so reports name
+    repository-relative files even when streamwarden.yaml lives in a subdirectory. Without a
+    ``.git`` above ``root`` (a CI checkout without git metadata), ``GITHUB_WORKSPACE`` is the top."""
+    import os
+
+    root = root.resolve()
+    tops = [d for d in (root, *root.parents) if (d / ".git").exists()]
+    workspace = os.environ.get("GITHUB_WORKSPACE")
+    if not tops and workspace:
+        tops = [Path(workspace).resolve()]
+    for top in tops:
+        try:
+            rel = root.relative_to(top).as_posix()
+        except ValueError:
+            continue
+        return "" if rel == "." else rel
+    return ""
