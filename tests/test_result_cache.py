@@ -198,6 +198,9 @@ def test_pull_request_base(tmp_path: Path) -> None:
 
 
 def entries(root: Path) -> list[Path]:
+    """The entry files, once the packs (which would answer first) are gone."""
+    for pack in (root / ".streamwarden-cache" / "packs").glob("*.json"):
+        pack.unlink()
     return sorted((root / ".streamwarden-cache" / "v1").rglob("*.json"))
 
 
@@ -211,6 +214,7 @@ def test_corrupt_and_foreign_entries_are_misses(tmp_path: Path) -> None:
     b.write_text(json.dumps(data), encoding="utf-8")
     p = check(root)
     assert stats(p) == (0, 2) and findings(p) == findings(first)
+    entries(root)
     assert stats(check(root)) == (2, 0)  # rewritten
     # an entry that is a symbolic link is not followed
     a, _ = entries(root)
@@ -229,6 +233,14 @@ def test_a_stale_entry_fails_self_check(tmp_path: Path) -> None:
     assert data["findings"]
     data["findings"] = data["findings"][1:]  # a well-formed entry that lies
     entry.write_text(json.dumps(data), encoding="utf-8")
+    p = sw("check", "--format", "json", "--now", NOW, cwd=root)
+    assert p.code == 2 and "stale result" in p.stderr, p
+    # the same lie in a pack (the entry's file gone): self-check mode catches it there too
+    pack = {"format": "streamwarden-cache/1", "entries": {entry.parent.name + entry.stem: data}}
+    entry.unlink()
+    packs = root / ".streamwarden-cache" / "packs"
+    packs.mkdir(exist_ok=True)
+    (packs / "forged.json").write_text(json.dumps(pack), encoding="utf-8")
     p = sw("check", "--format", "json", "--now", NOW, cwd=root)
     assert p.code == 2 and "stale result" in p.stderr, p
 

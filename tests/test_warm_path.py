@@ -1,8 +1,8 @@
-"""The warm path of check --cache: one manifest per run answers every file with one read, and a
-run whose contracts are all cache hits imports neither jsonschema nor the Rego engine.
+"""The warm path of check --cache: a run's entries are written in one pack that the next run reads
+at once, and a run whose contracts are all cache hits imports neither jsonschema nor the engine.
 
-Self-check mode (tests/conftest.py) stays on: a manifest that held is compared with the results
-evaluated again (run._finish_cache)."""
+Self-check mode (tests/conftest.py) stays on: every hit, from a pack too, is evaluated again and
+compared."""
 
 from __future__ import annotations
 
@@ -18,48 +18,57 @@ from tests.test_result_cache import check, findings, make_repo, stats
 from streamwarden.resources import CONFIG_SCHEMA, CONTRACT_SCHEMA, load_schema
 
 
-def runs(root: Path) -> list[Path]:
-    return sorted((root / ".streamwarden-cache" / "runs").glob("*.json"))
+def packs(root: Path) -> list[Path]:
+    return sorted((root / ".streamwarden-cache" / "packs").glob("*.json"))
 
 
-def test_the_run_leaves_one_manifest_for_its_files(tmp_path: Path) -> None:
+def test_the_run_leaves_a_pack_and_a_change_makes_a_new_one(tmp_path: Path) -> None:
     root = make_repo(tmp_path, n=3)
     first = check(root)
     assert stats(first) == (0, 3)
-    assert len(runs(root)) == 1
-    manifest = json.loads(runs(root)[0].read_text())
-    assert [e["name"] for e in manifest["entries"]] == ["pipeline-0", "pipeline-1", "pipeline-2"]
+    assert len(packs(root)) == 1
+    pack = json.loads(packs(root)[0].read_text())
+    assert sorted(e["name"] for e in pack["entries"].values()) == ["pipeline-0", "pipeline-1", "pipeline-2"]
     second = check(root)
     assert stats(second) == (3, 0) and findings(second) == findings(first)
+    assert len(packs(root)) == 1  # it held every entry: not written again
     # a deployment file changes: that contract misses (its entry's dependency), the others hit
     deploy = root / "contracts" / "p1" / "deploy" / "config.yaml"
     deploy.write_text(deploy.read_text().replace("60 s", "90 s"), encoding="utf-8")
     assert stats(check(root)) == (2, 1)
-    assert len(runs(root)) == 1  # the same files: their manifest is written again, with the new entry
     assert stats(check(root)) == (3, 0)
     c = root / "contracts" / "p2" / "contract.yaml"
-    c.write_text(c.read_text() + "# a comment\n", encoding="utf-8")
-    assert stats(check(root)) == (2, 1)
-    assert len(runs(root)) == 2  # other bytes: another manifest
-
-
-def test_a_corrupt_manifest_is_a_miss_and_the_entries_still_answer(tmp_path: Path) -> None:
-    root = make_repo(tmp_path, n=2)
-    check(root)
-    for m in runs(root):
-        m.write_text('{"format": "streamwarden-cache/1", "key": "x", "entries": [1]}', encoding="utf-8")
-    p = check(root)
-    assert stats(p) == (2, 0)
-
-
-def test_a_manifest_for_other_files_is_not_used(tmp_path: Path) -> None:
-    root = make_repo(tmp_path, n=2)
-    check(root)
-    c = root / "contracts" / "p0" / "contract.yaml"
     c.write_text(c.read_text().replace("min_pause: 30s", "min_pause: 90s"), encoding="utf-8")
     p = check(root)
-    assert stats(p) == (1, 1)
-    assert any(f[1] == "SW-CKPT-002" for f in findings(p))
+    assert stats(p) == (2, 1)
+    assert any(f[1] == "SW-CKPT-002" and f[0] == "pipeline-2" for f in findings(p))
+    assert len(packs(root)) == 2
+    assert stats(check(root)) == (3, 0)
+
+
+def test_a_corrupt_pack_is_a_miss_and_the_entries_still_answer(tmp_path: Path) -> None:
+    root = make_repo(tmp_path, n=2)
+    check(root)
+    (pack,) = packs(root)
+    entries = json.loads(pack.read_text())["entries"]
+    first = sorted(entries)[0]
+    entries[first]["findings"] = [{"rule": "FORGED"}]  # not a valid entry: ignored, its own file answers
+    entries[sorted(entries)[1]]["key"] = "another key"
+    pack.write_text(json.dumps({"format": "streamwarden-cache/1", "entries": entries}), encoding="utf-8")
+    assert stats(check(root)) == (2, 0)
+    pack.write_text("{not json", encoding="utf-8")
+    assert stats(check(root)) == (2, 0)
+
+
+def test_an_entry_only_in_the_pack_still_answers_and_is_checked(tmp_path: Path) -> None:
+    root = make_repo(tmp_path, n=2)
+    check(root)
+    for f in (root / ".streamwarden-cache" / "v1").rglob("*.json"):
+        f.unlink()
+    assert stats(check(root)) == (2, 0)
+    deploy = root / "contracts" / "p0" / "deploy" / "config.yaml"
+    deploy.write_text(deploy.read_text().replace("rocksdb", "hashmap"), encoding="utf-8")
+    assert stats(check(root)) == (1, 1)
 
 
 def test_a_full_hit_run_imports_neither_jsonschema_nor_the_engine(tmp_path: Path) -> None:

@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import contextlib
 import json
+import os
+import stat
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -19,7 +21,7 @@ from streamwarden.contracts.normalize import UnitError, lower_enums, normalize_c
 from streamwarden.contracts.schemawalk import walker_for
 from streamwarden.engine.policyset import PolicyFile, builtin_policy_files, parse_policy
 from streamwarden.errors import ContractErrors, StreamwardenError
-from streamwarden.gitbase import GitRepo
+from streamwarden.gitbase import GitRepo, blob_id, follow, literal_prefix
 from streamwarden.resources import CONTRACT_SCHEMA, load_schema, policies_dir
 from streamwarden.yamlsafe import decode_utf8, parse_documents
 
@@ -47,6 +49,11 @@ class BaseSnapshot:
     root: Path
     by_name: dict[str, BaseContract] = field(default_factory=dict)
     by_path: dict[str, BaseContract] = field(default_factory=dict)
+    # earlier versions of the base contracts in a transitive mode (prepare_history): one git log
+    # for all of them, their blobs from one cat-file
+    pathspecs: list[str] = field(default_factory=list)
+    _log: list[tuple[str, list[tuple[str, str, str]]]] | None = None
+    _blobs: dict[str, bytes | None] = field(default_factory=dict)
 
     def unchanged(self, head_file: Path) -> bool:
         """The head file holds the same bytes as the base at the same path (its meaning is the base's)."""
@@ -108,13 +115,14 @@ class BaseSnapshot:
         newer version had: the rules compare field by field, so this is the same verdict at a cost
         that follows the distinct field states, not versions x fields.
         """
-        mode = str(((base.contract or {}).get("schema_evolution") or {}).get("compatibility") or "")
-        if not mode.endswith(TRANSITIVE_SUFFIX):
+        if not _transitive(base.contract):
             return []
-        commits = self.repo.first_parent_history(self.commit, base.repo_path, MAX_HISTORY)
-        specs = [f"{c}:{p}" for c, p in commits]
-        blobs = self.repo.read_blobs(specs)
-        base_blob = self.repo.read(self.commit, base.repo_path)
+        commits, specs = self._versions(base)
+        missing = [spec for spec in [*specs, f"{self.commit}:{base.repo_path}"] if spec not in self._blobs]
+        if missing:  # not prepared (prepare_history reads every transitive contract's at once)
+            self._blobs.update(self.repo.read_blobs(missing))
+        blobs = self._blobs
+        base_blob = blobs.get(f"{self.commit}:{base.repo_path}")
         out: list[dict[str, Any]] = []
         seen: set[str] = set()
         for (commit, path), spec in zip(commits, specs, strict=True):
@@ -137,8 +145,31 @@ class BaseSnapshot:
                 out.append({"commit": commit, "contract": {**contract, "table": {**table, "schema": fresh}}})
         return out
 
+    def _versions(self, base: BaseContract) -> tuple[list[tuple[str, str]], list[str]]:
+        if self._log is None:
+            self._log = self.repo.first_parent_log(self.commit, self.pathspecs)
+        commits = follow(self._log, base.repo_path, MAX_HISTORY)
+        return commits, [f"{c}:{p}" for c, p in commits]
+
+    def prepare_history(self) -> None:
+        """Read the earlier versions of every base contract in a transitive mode now: one
+        ``git log`` over the contract folders, one ``git cat-file --batch`` for all their blobs
+        (before workers fork, so that they inherit them)."""
+        wanted = [b for b in self.by_path.values() if _transitive(b.contract)]
+        if not wanted:
+            return
+        specs: list[str] = []
+        for b in wanted:
+            specs += [*self._versions(b)[1], f"{self.commit}:{b.repo_path}"]
+        self._blobs.update(self.repo.read_blobs(list(dict.fromkeys(specs))))
+
     def removed(self, head_names: set[str]) -> list[BaseContract]:
         return [b for name, b in sorted(self.by_name.items()) if name not in head_names and b.contract is not None]
+
+
+def _transitive(contract: dict[str, Any] | None) -> bool:
+    mode = str(((contract or {}).get("schema_evolution") or {}).get("compatibility") or "")
+    return mode.endswith(TRANSITIVE_SUFFIX)
 
 
 def _history_version(blob: bytes, shown: str) -> dict[str, Any] | None:
@@ -196,29 +227,54 @@ def load_base(
     pathspecs = _pathspecs(repo, config, paths, config.contracts if globs is None else globs)
     files = repo.grep_files(commit, _KIND_PATTERN, pathspecs)
     files = [f for f in files if f.endswith((".yaml", ".yml"))]
+    if reuse_unchanged:
+        # a file the work tree holds with the same bytes is told by its object id (computed from the
+        # work tree's bytes): only the others' contents are read from git
+        ids = repo.blob_ids(commit, pathspecs)
+        changed = []
+        for f in files:
+            oid = ids.get(f)
+            if oid is not None and _work_tree_id(repo.top / f, oid) == oid:
+                # what the work tree holds at the same path: its meaning is the head's, not parsed twice
+                snapshot.by_path[f] = BaseContract(display_path(repo.top / f, config.root), f, None, unchanged=True)
+            elif oid is not None:
+                changed.append(f)
+        files = changed
     blobs = repo.read_blobs([f"{commit}:{f}" for f in files])
     for f in files:
         blob = blobs.get(f"{commit}:{f}")
         if blob is None:
             continue
         shown = display_path(repo.top / f, config.root)
-        if reuse_unchanged and _same_bytes(repo.top / f, blob):
-            # what the work tree holds at the same path: its meaning is the head's, not parsed twice
-            snapshot.by_path[f] = BaseContract(shown, f, None, unchanged=True)
-            continue
         parsed = _parse_contract(blob, shown, repo.top / f)
         parsed.repo_path = f
         snapshot.by_path[f] = parsed
         if parsed.name and parsed.name not in snapshot.by_name:
             snapshot.by_name[parsed.name] = parsed
+    # history: the contract folders (each pathspec's literal directory), so that a rename inside
+    # them is seen from both of its sides
+    snapshot.pathspecs = sorted({literal_prefix(p) for p in pathspecs} or {""})
+    if "" in snapshot.pathspecs:
+        snapshot.pathspecs = []
+    snapshot.prepare_history()
     return snapshot
 
 
-def _same_bytes(path: Path, blob: bytes) -> bool:
+def _work_tree_id(path: Path, like: str) -> str | None:
+    """The blob id of the work tree's regular file at ``path`` (None: no such file)."""
     try:
-        return path.is_file() and path.stat().st_size == len(blob) and path.read_bytes() == blob
+        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
     except OSError:
-        return False
+        return None
+    try:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            return None
+        with os.fdopen(fd, "rb", closefd=False) as fh:
+            return blob_id(fh.read(), like)
+    except OSError:
+        return None
+    finally:
+        os.close(fd)
 
 
 def _pathspecs(repo: GitRepo, config: Config, paths: list[str], globs: list[str]) -> list[str]:

@@ -56,9 +56,9 @@ FORMAT = "streamwarden-cache/1"
 DEFAULT_DIR = ".streamwarden-cache"
 MAX_ENTRIES = 20_000  # about 3 KB each: a few tens of MB at most
 MAX_ENTRY_BYTES = 4 * 1024 * 1024
-RUNS_DIR = "runs"  # one manifest per recent run: every file's entry in one read
-MAX_RUNS = 8
-MAX_RUN_BYTES = 128 * 1024 * 1024
+PACKS_DIR = "packs"  # a run's entries in one file: the next run reads one file, not one per contract
+MAX_PACKS = 4
+MAX_PACK_BYTES = 128 * 1024 * 1024
 _EVICT_SLACK = 0.1  # evict down to 90% of MAX_ENTRIES, so eviction does not run on every write
 _WAIVER_PACKAGE = "streamwarden.waiver"
 # a policy that reads the time: input.now_ms (the only time a policy has), time.now_ns (refused in
@@ -233,6 +233,7 @@ class Entry:
 
 
 _FINDING_FIELDS = [f.name for f in fields(Finding)]
+_FIELD_SET = frozenset(_FINDING_FIELDS)
 _STR = {"pipeline", "rule", "severity", "title", "message", "path", "source", "remediation", "fingerprint"}
 
 
@@ -241,11 +242,10 @@ def finding_to_json(f: Finding) -> dict[str, Any]:
 
 
 def _finding_from_json(d: Any) -> Finding:
-    if not isinstance(d, dict) or set(d) != set(_FINDING_FIELDS):
+    if not isinstance(d, dict) or d.keys() != _FIELD_SET:
         raise ValueError("finding fields")
-    for name in _STR:
-        if not isinstance(d[name], str):
-            raise ValueError(name)
+    if not all(isinstance(d[name], str) for name in _STR):
+        raise ValueError("a text field is not a string")
     if d["file"] is not None and not isinstance(d["file"], str):
         raise ValueError("file")
     if d["line"] is not None and (not isinstance(d["line"], int) or isinstance(d["line"], bool)):
@@ -335,6 +335,8 @@ class ResultCache:
         self.context = context
         self.stats = Stats()
         self._states: dict[str, str] = {}
+        self._pack: dict[str, Any] = {}  # key -> entry (as JSON data) of the pack read by load_pack
+        self._pack_path: Path | None = None
 
     # -- opening --------------------------------------------------------------------------------
 
@@ -377,14 +379,29 @@ class ResultCache:
         return self.entries / key[:2] / f"{key[2:]}.json"
 
     def lookup(self, key: str, now: int) -> Entry | None:
+        """The entry of ``key`` (from the pack, else its own file) if it still holds: its time
+        thresholds, and the hash of every file it read."""
+        packed = self._pack.get(key)
+        if packed is not None:
+            try:
+                entry = _entry_from_dict(key, packed)
+            except (ValueError, TypeError, KeyError, RecursionError):
+                entry = None
+            if entry is not None and self._holds(entry, now):
+                self.stats.hits += 1
+                return entry
+            del self._pack[key]  # superseded: its own file (or a fresh result) goes in the next pack
         entry = self._read(key)
-        if entry is not None and entry.timing.holds(now) and all(self.state(p) == s for p, s in entry.deps):
+        if entry is not None and self._holds(entry, now):
             self.stats.hits += 1
             with contextlib.suppress(OSError):
                 os.utime(self._path(key))  # recently used: evicted last
             return entry
         self.stats.misses += 1
         return None
+
+    def _holds(self, entry: Entry, now: int) -> bool:
+        return entry.timing.holds(now) and all(self.state(p) == s for p, s in entry.deps)
 
     def _read(self, key: str) -> Entry | None:
         raw = _read_regular(self._path(key), MAX_ENTRY_BYTES)
@@ -411,66 +428,72 @@ class ResultCache:
         except OSError:
             pass
 
-    # -- the whole run at once ------------------------------------------------------------------
+    # -- packs: a run's entries in one file -----------------------------------------------------
 
-    def _run_path(self, key: str) -> Path:
-        return self.directory / RUNS_DIR / f"{key}.json"
-
-    def lookup_run(self, key: str, file_keys: list[str], now: int) -> list[Entry] | None:
-        """Every file's entry from one read: the manifest ``store_run`` wrote for these same
-        files (``key`` = ``run_key`` of their keys), when each entry still holds (time, files read);
-        None otherwise, and the files are looked up one by one. The caller counts the hits."""
-        raw = _read_regular(self._run_path(key), MAX_RUN_BYTES)
-        if raw is None:
-            return None
+    def load_pack(self) -> None:
+        """Read the most recently used pack (one JSON file): ``lookup`` answers from it first.
+        Any pack is correct for any run (each entry is under its own key, and checked as an entry
+        file is); the newest is the likeliest to hold this run's files: the same run again, or in
+        a pull request the base branch's run."""
+        packs = self.directory / PACKS_DIR
         try:
-            d = json.loads(raw)
-            if not isinstance(d, dict) or d.get("format") != FORMAT or d.get("key") != key:
-                return None
-            listed = d.get("entries")
-            if not isinstance(listed, list) or len(listed) != len(file_keys):
-                return None
-            entries = [_entry_from_dict(k, e) for k, e in zip(file_keys, listed, strict=True)]
-        except (ValueError, TypeError, KeyError, RecursionError):
-            return None
-        for entry in entries:
-            if not entry.timing.holds(now) or not all(self.state(p) == st for p, st in entry.deps):
-                return None
-        with contextlib.suppress(OSError):
-            os.utime(self._run_path(key))
-        return entries
-
-    def store_run(self, key: str, file_keys: list[str]) -> None:
-        """One manifest of the run: every file's entry (as just stored or found), in order, so
-        that the next run with the same files reads one file instead of one per contract. Kept
-        for the ``MAX_RUNS`` most recent runs."""
-        texts = []
-        for k in file_keys:
-            raw = _read_regular(self._path(k), MAX_ENTRY_BYTES)
-            if raw is None:
-                return  # an entry was not stored (too large, not JSON-exact): no manifest
-            texts.append(raw.decode("utf-8", "replace"))
-        head = json.dumps({"format": FORMAT, "key": key})
-        text = head[:-1] + ', "entries": [' + ", ".join(texts) + "]}"
-        if len(text) > MAX_RUN_BYTES:
-            return
-        runs = self.directory / RUNS_DIR
-        try:
-            _real_dir(runs)
-            _write_atomic(self._run_path(key), text)
+            listed = [e for e in os.scandir(packs) if not e.name.startswith(".")]  # not a temporary file
+            found = [(e.stat(follow_symlinks=False).st_mtime, e.path) for e in listed]
         except OSError:
             return
-        evict_runs(runs, MAX_RUNS)
+        for _, path in sorted(found, reverse=True)[:1]:
+            raw = _read_regular(Path(path), MAX_PACK_BYTES)
+            if raw is None:
+                return
+            try:
+                d = json.loads(raw)
+            except (ValueError, RecursionError):
+                return
+            if isinstance(d, dict) and d.get("format") == FORMAT and isinstance(d.get("entries"), dict):
+                self._pack = d["entries"]
+                self._pack_path = Path(path)
+
+    def store_pack(self, keys: list[str]) -> None:
+        """After a run: its entries (``keys``, the files the cache may answer) in one pack, unless
+        the pack read at the start already held each of them. Entries come from that pack or
+        from their files (written by this run); one that is in neither is left out."""
+        if all(k in self._pack for k in keys):
+            if self._pack_path is not None:
+                with contextlib.suppress(OSError):
+                    os.utime(self._pack_path)  # most recently used: read first next time
+            return
+        entries: dict[str, Any] = {}
+        for k in keys:
+            packed = self._pack.get(k)
+            if packed is None:
+                raw = _read_regular(self._path(k), MAX_ENTRY_BYTES)
+                if raw is None:
+                    continue
+                try:
+                    packed = json.loads(raw)
+                except (ValueError, RecursionError):
+                    continue
+            entries[k] = packed
+        if not entries:
+            return
+        try:
+            text = json.dumps({"format": FORMAT, "entries": entries}, allow_nan=False)
+        except (TypeError, ValueError):
+            return
+        if len(text) > MAX_PACK_BYTES:
+            return
+        packs = self.directory / PACKS_DIR
+        try:
+            _real_dir(packs)
+            _write_atomic(packs / f"{_sha(*keys)}.json", text)
+        except OSError:
+            return
+        evict_packs(packs, MAX_PACKS)
 
     def finish(self) -> None:
         """Evict the least recently used entries beyond MAX_ENTRIES (only when this run wrote)."""
         if self.stats.written:
             evict(self.entries, MAX_ENTRIES)
-
-
-def run_key(context: Context, file_keys: list[str]) -> str:
-    """The key of a whole run's manifest: the run's part and every file's key, in order."""
-    return _sha(context.key, "run", *file_keys)
 
 
 def _read_regular(path: Path, limit: int) -> bytes | None:
@@ -493,11 +516,18 @@ def _read_regular(path: Path, limit: int) -> bytes | None:
         os.close(fd)
 
 
-def evict_runs(runs: Path, keep: int) -> None:
-    """Keep the ``keep`` most recently used run manifests (a manifest holds every entry of a run:
-    a few MB at 5,000 contracts)."""
+def evict_packs(packs: Path, keep: int) -> None:
+    """Keep the ``keep`` most recently used packs (a pack holds every entry of a run: a few MB at
+    5,000 contracts); temporary files left by a killed run go too."""
+    now = time.time()
+    found: list[tuple[float, str]] = []
     try:
-        found = [(e.stat(follow_symlinks=False).st_mtime, e.path) for e in os.scandir(runs) if e.name.endswith(".json")]
+        for e in os.scandir(packs):
+            mtime = e.stat(follow_symlinks=False).st_mtime
+            if not e.name.startswith("."):
+                found.append((mtime, e.path))
+            elif now - mtime > 3600:
+                _unlink(e.path)
     except OSError:
         return
     found.sort(reverse=True)

@@ -1,11 +1,13 @@
 """Reading the repository at a git ref without touching the work tree.
 
-Everything goes through ``git`` plumbing (rev-parse, merge-base, grep, cat-file --batch, log), so
-a pull-request check sees the base branch exactly as committed.
+Everything goes through ``git`` plumbing (rev-parse, merge-base, grep, ls-tree, cat-file --batch,
+log), so a pull-request check sees the base branch exactly as committed; each kind of work is one
+process for all files (one ``ls-tree``, one ``log``, one ``cat-file --batch``), never one per file.
 """
 
 from __future__ import annotations
 
+import hashlib
 import re
 import subprocess
 from dataclasses import dataclass
@@ -122,45 +124,133 @@ class GitRepo:
                 pos += size + 1
         return out
 
+    def blob_ids(self, commit: str, pathspecs: list[str]) -> dict[str, str]:
+        """Path -> blob id of every file under the pathspecs' literal directories at ``commit``,
+        from one ``git ls-tree -r -z`` (one walk of the trees; no content is read). A ``:(glob)``
+        pathspec is listed from its directory before the first wildcard: a superset."""
+        prefixes = sorted({literal_prefix(p) for p in pathspecs} or {""})
+        if "" in prefixes:
+            prefixes = [""]
+        proc = self.git("ls-tree", "-r", "-z", "--full-tree", commit, "--", *(p for p in prefixes if p))
+        if proc.returncode != 0:
+            raise GitError(f"git ls-tree failed: {proc.stderr.decode(errors='replace').strip()}")
+        out: dict[str, str] = {}
+        for record in _nul_split(proc.stdout):
+            meta, _, path = record.partition("\t")
+            parts = meta.split(" ")
+            if len(parts) == 3 and parts[1] == "blob":
+                out[path] = parts[2]
+        return out
+
     def read(self, commit: str, path: str) -> bytes | None:
         return self.read_blobs([f"{commit}:{path}"])[f"{commit}:{path}"]
 
-    def first_parent_history(self, commit: str, path: str, limit: int = 1000) -> list[tuple[str, str]]:
-        """(commit, path at that commit) for every first-parent commit that changed the file, newest
-        first, following renames. Read NUL-separated (``-z``): paths are never quoted or split."""
+    def first_parent_log(self, commit: str, pathspecs: list[str]) -> list[tuple[str, list[tuple[str, str, str]]]]:
+        """Every first-parent commit from ``commit`` back that changed a file under ``pathspecs``
+        (literal directories), newest first, with its changes as (status, old path, new path):
+        one ``git log -z --name-status -M`` for all files (renames detected, a merge compared with
+        its first parent). ``follow`` walks it for one file as ``git log --follow`` would."""
         proc = self.git(
             "log",
             "-z",
             "--first-parent",
-            "--follow",
-            f"--max-count={limit}",
+            "-m",
+            "-M",
+            "--name-status",
             "--format=%x00%H",
-            "--name-only",
             commit,
             "--",
-            path,
+            *(pathspecs or ["."]),
         )
         if proc.returncode != 0:
             raise GitError(f"git log failed: {proc.stderr.decode(errors='replace').strip()}")
-        # -z output: NUL, the commit, NUL, then "\n" and the path, NUL, for each commit
+        # -z output: NUL, the commit, NUL, then for each change "[\n]STATUS" NUL path [NUL path] NUL
         tokens = proc.stdout.decode("utf-8", errors="surrogateescape").split("\0")
-        history: list[tuple[str, str]] = []
-        for i, tok in enumerate(tokens[:-1]):
-            nxt = tokens[i + 1]
-            if _COMMIT_ID.fullmatch(tok) and nxt.startswith("\n") and len(nxt) > 1:
-                history.append((tok, nxt[1:]))
-        return history
+        log: list[tuple[str, list[tuple[str, str, str]]]] = []
+        changes: list[tuple[str, str, str]] | None = None
+        i = 0
+        while i < len(tokens):
+            tok = tokens[i]
+            if tok == "":
+                if i + 1 < len(tokens) and _COMMIT_ID.fullmatch(tokens[i + 1]):
+                    changes = []
+                    log.append((tokens[i + 1], changes))
+                    i += 2
+                else:
+                    i += 1
+                continue
+            status = tok.lstrip("\n")[:1]
+            if changes is None or not status:
+                i += 1
+                continue
+            if status in "RC" and i + 2 < len(tokens):
+                changes.append((status, tokens[i + 1], tokens[i + 2]))
+                i += 3
+            elif i + 1 < len(tokens):
+                changes.append((status, tokens[i + 1], tokens[i + 1]))
+                i += 2
+            else:
+                i += 1
+        return log
 
     def relpath(self, path: Path) -> str:
-        from streamwarden.contracts.load import resolved
+        from streamwarden.contracts.load import relative_posix, resolved
 
-        return resolved(path).relative_to(self._top_resolved()).as_posix()
+        rel = relative_posix(resolved(path), self._top_resolved())
+        if rel is None:
+            raise ValueError(f"{path} is not inside the repository {self.top}")
+        return rel
 
     def _top_resolved(self) -> Path:
         top = self.__dict__.get("_top_cache")
         if top is None:
             top = self.__dict__["_top_cache"] = self.top.resolve()
         return top
+
+
+def follow(log: list[tuple[str, list[tuple[str, str, str]]]], path: str, limit: int) -> list[tuple[str, str]]:
+    """(commit, path at that commit) for every commit of ``log`` that changed the file ``path``
+    names at the newest commit, newest first, following renames (what ``git log --follow
+    --name-only`` lists: a path deleted and added again keeps its older commits too)."""
+    out: list[tuple[str, str]] = []
+    current = path
+    for commit, changes in log:
+        for status, old, new in changes:
+            if new != current:
+                continue
+            out.append((commit, current))
+            if status == "R":
+                current = old
+            break
+        if len(out) >= limit:
+            break
+    return out
+
+
+def literal_prefix(pathspec: str) -> str:
+    """The directory a pathspec lies under, up to its first wildcard ("" for the whole tree)."""
+    spec = pathspec
+    if spec.startswith(":("):
+        spec = spec[spec.index(")") + 1 :] if ")" in spec else ""
+    elif spec.startswith(":"):
+        return ""  # short magic: the whole tree
+    literal: list[str] = []
+    for part in spec.split("/"):
+        if any(c in part for c in "*?[\\"):
+            break
+        literal.append(part)
+    else:
+        return "/".join(literal).strip("/") if literal != ["."] else ""  # a literal path: itself
+    return "/".join(literal).strip("/")
+
+
+def blob_id(data: bytes, like: str) -> str:
+    """The object id git gives a blob of ``data``, in the hash of ``like`` (an id of the same
+    repository: SHA-1, or SHA-256 for a repository made with ``--object-format=sha256``)."""
+    h = hashlib.sha256() if len(like) == 64 else hashlib.sha1(usedforsecurity=False)
+    h.update(b"blob %d\0" % len(data))
+    h.update(data)
+    return h.hexdigest()
 
 
 def _nul_split(out: bytes) -> list[str]:

@@ -92,7 +92,12 @@ def discover_for_configs(
     files: list[Path] = []
     errors: list[StreamwardenError] = []
     seen: set[Path] = set()
+    searched: set[tuple[Path, tuple[str, ...], bool]] = set()
     for cfg in configs:
+        search = (cfg.root, tuple(cfg.contracts), cfg.contracts_set)
+        if search in searched:  # a pull request that leaves the configuration's globs as they are
+            continue
+        searched.add(search)
         found, errs = discover_contracts((), cfg.root, cfg.contracts, every_match=cfg.contracts_set, texts=texts)
         errors.extend(errs)
         for f in found:
@@ -213,7 +218,7 @@ def run_check(config: Config, options: RunOptions) -> RunResult:
         errors = errors + own_errors
     merged.sort(key=lambda item: order.get(item[0], 0))
     if ctx.cache is not None:
-        _finish_cache(ctx, ctx.cache, merged)
+        _finish_cache(ctx.cache, ctx.run_keys)
     pipelines: list[PipelineRef] = []
     findings: list[Finding] = []
     inputs: dict[str, dict[str, Any]] = {}
@@ -246,17 +251,15 @@ def run_check(config: Config, options: RunOptions) -> RunResult:
 def _hits_first(
     files: list[Path], ctx: _RunContext, out: list[_Checked], errors: list[StreamwardenError], answer: bool = True
 ) -> list[Path]:
-    """Answer every file the cache holds; returns the others (their text kept for the loader).
-
-    First the whole run: when every file is one the cache may answer, the run's manifest (one
-    read) answers them all at once if it holds for each; else file by file. ``answer`` false (self-
-    check mode): nothing is answered; the manifest's entries are kept to be compared with the
-    results (``_finish_cache``)."""
-    from streamwarden.cache import file_key, run_key
+    """Answer every file the cache holds (from its pack: one read for the run); returns the
+    others (their text kept for the loader). ``answer`` false (self-check mode, where every file
+    is evaluated and each hit compared): only the keys are noted, for the run's pack."""
+    from streamwarden.cache import file_key
 
     assert ctx.cache is not None
-    keys: dict[Path, str] = {}
-    readable: list[Path] = []
+    ctx.cache.load_pack()
+    keys: list[str] = []
+    misses: list[Path] = []
     for f in files:
         try:
             resolved_path = resolved(f)
@@ -269,60 +272,25 @@ def _hits_first(
                 errors.append(exc)
                 progress.advance()
             continue
-        readable.append(f)
         if ctx.base is None or (ctx.skip_unchanged and ctx.base.unchanged(resolved_path)):
-            keys[f] = file_key(ctx.cache.context, shown, resolved_path, text)
-    if ctx.base is None and files and len(keys) == len(files):
-        ctx.run_keys = [keys[f] for f in files]
-        entries = ctx.cache.lookup_run(run_key(ctx.cache.context, ctx.run_keys), ctx.run_keys, ctx.now)
-        if entries is not None and not answer:
-            ctx.run_hit = list(zip(files, entries, strict=True))
-        elif entries is not None:
-            ctx.cache.stats.hits += len(entries)
-            ctx.run_hit = []  # answered: nothing to store again
-            for f, entry in zip(files, entries, strict=True):
+            key = file_key(ctx.cache.context, shown, resolved_path, text)
+            keys.append(key)
+            entry = ctx.cache.lookup(key, ctx.now) if answer else None
+            if entry is not None:
                 del ctx.texts[f]
                 out.append(_from_entry(f, entry, ctx))
-            progress.advance(len(files))
-            return []
-    if not answer:
-        return files
-    misses: list[Path] = []
-    for f in readable:
-        key = keys.get(f)
-        if key is not None:
-            hit = ctx.cache.lookup(key, ctx.now)
-            if hit is not None:
-                del ctx.texts[f]
-                out.append(_from_entry(f, hit, ctx))
                 progress.advance()
                 continue
         misses.append(f)
-    return misses
+    ctx.run_keys = keys
+    return misses if answer else files
 
 
-def _finish_cache(ctx: _RunContext, cache: ResultCache, merged: list[_Checked]) -> None:
-    """After the files are checked: in self-check mode, the run's manifest (when it held) must
-    give what was just computed; a run that every file's entry covers leaves its manifest (the
-    next run with the same files reads one file); old entries are evicted."""
-    from streamwarden.cache import finding_to_json, run_key
-
-    if ctx.run_hit and selfcheck.enabled():
-        fresh = {item[0]: item for item in merged}
-        for f, entry in ctx.run_hit:
-            _, ref, found, _, line = _from_entry(f, entry, ctx)
-            got = fresh.get(f)
-            cached = (ref, line, [finding_to_json(x) for x in sorted(found, key=Finding.sort_key)])
-            computed = None
-            if got is not None:
-                computed = (got[1], got[4], [finding_to_json(x) for x in sorted(got[2], key=Finding.sort_key)])
-            if cached != computed:
-                raise selfcheck.SelfCheckError(
-                    f"the run manifest of the result cache is stale for {ref.file}: "
-                    f"cached {cached!r}, computed {computed!r}"
-                )
-    elif ctx.run_keys is not None and ctx.run_hit is None:
-        cache.store_run(run_key(cache.context, ctx.run_keys), ctx.run_keys)
+def _finish_cache(cache: ResultCache, keys: list[str] | None) -> None:
+    """After the files are checked: the run's entries in one pack (the next run reads one file
+    for them), old entries evicted."""
+    if keys:
+        cache.store_pack(keys)
     cache.finish()
 
 
@@ -369,8 +337,7 @@ class _RunContext:
     keep_inputs: bool = False  # keep every input document (set from the run's size and options)
     cache: ResultCache | None = None
     looked_up: bool = False  # the cache was asked for every file already (_hits_first)
-    run_keys: list[str] | None = None  # every file's cache key, in order (when the cache may answer all)
-    run_hit: list[tuple[Path, Entry]] | None = None  # the run's manifest, when it held
+    run_keys: list[str] | None = None  # the cache keys of the files it may answer (for the run's pack)
 
     @property
     def limits(self) -> Limits:

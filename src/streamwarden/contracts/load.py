@@ -50,10 +50,27 @@ class Contract:
 
 def display_path(path: Path, root: Path, resolved: Path | None = None) -> str:
     """Root-relative with forward slashes inside the root (SARIF and annotations need it), else as given."""
-    try:
-        return (resolved or path.resolve()).relative_to(_resolved_root(root)).as_posix()
-    except ValueError:
-        return str(path)
+    inside = relative_posix(resolved or _resolve_cached(path), _resolved_root(root))
+    return str(path) if inside is None else inside
+
+
+def relative_posix(path: Path, top: Path) -> str | None:
+    """``path.relative_to(top).as_posix()`` for resolved absolute paths, None when ``path`` is not
+    under ``top``: compared as strings (a run computes this for every file, several times)."""
+    if os.sep != "/":
+        try:
+            return path.relative_to(top).as_posix()
+        except ValueError:
+            return None
+    p, t = str(path), str(top)
+    if p == t:
+        return "."
+    prefix = t if t.endswith("/") else t + "/"
+    return p[len(prefix) :] if p.startswith(prefix) else None
+
+
+def _resolve_cached(path: Path) -> Path:
+    return resolved(path)
 
 
 @functools.lru_cache(maxsize=8)
@@ -61,22 +78,28 @@ def _resolved_root(root: Path) -> Path:
     return root.resolve()
 
 
-@functools.cache  # emptied at the start of every run (resolved_dirs_forget)
-def _resolved_dir(directory: Path) -> Path:
-    """An absolute directory, resolved from its parent's resolution (one lstat per new part)."""
-    parent = directory.parent
-    if parent == directory or directory.name in ("", ".", "..") or os.path.islink(directory):
-        return directory.resolve()
-    return _resolved_dir(parent) / directory.name
+_DIRS: dict[str, str] = {}  # directory -> resolved; emptied at the start of every run
+_RESOLVED: dict[Path, Path] = {}  # file -> resolved, likewise
+
+
+def _resolved_dir(directory: str) -> str:
+    """An absolute directory, resolved from its parent's resolution (one lstat per new part).
+    Strings, not Path objects: a run resolves thousands of files."""
+    found = _DIRS.get(directory)
+    if found is None:
+        parent, name = os.path.split(directory)
+        if parent == directory or name in ("", ".", "..") or os.path.islink(directory):
+            found = os.fspath(Path(directory).resolve())
+        else:
+            found = os.path.join(_resolved_dir(parent), name)
+        _DIRS[directory] = found
+    return found
 
 
 def resolved_dirs_forget() -> None:
     """A new run: directories may have moved since the last one in this process."""
-    _resolved_dir.cache_clear()
+    _DIRS.clear()
     _RESOLVED.clear()
-
-
-_RESOLVED: dict[Path, Path] = {}  # per run, like _resolved_dir
 
 
 def resolved(path: Path) -> Path:
@@ -90,12 +113,15 @@ def resolved(path: Path) -> Path:
 
 
 def _resolve(path: Path) -> Path:
+    name = os.fspath(path)
     try:
-        if os.path.islink(path) or path.name in ("", ".", ".."):
+        if os.path.islink(name) or path.name in ("", ".", ".."):
             return path.resolve()
     except OSError:
         return path.resolve()
-    return _resolved_dir(path.absolute().parent) / path.name
+    absolute = name if os.path.isabs(name) else os.path.join(os.getcwd(), name)
+    directory, base = os.path.split(absolute)
+    return Path(os.path.join(_resolved_dir(directory), base))
 
 
 def load_contract(path: Path, root: Path, text: str | None = None) -> Contract:
