@@ -16,7 +16,7 @@ REPO = Path(__file__).resolve().parent.parent
 
 # Self-check mode (src/streamwarden/selfcheck.py) for every test, CLI subprocesses included: each
 # input document must conform to the published input schema, and leaving out the policy files
-# marked `# streamwarden:requires` must not change a result.
+# whose METADATA declares `custom.requires` must not change a result.
 os.environ.setdefault("STREAMWARDEN_SELF_CHECK", "1")
 
 NOW = "2026-11-25T12:00:00Z"

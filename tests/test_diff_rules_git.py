@@ -15,9 +15,10 @@ from click.testing import CliRunner
 from tests.conftest import CLEAN_CONTRACT, NOW, invoke
 from tests.gitrepo import Repo
 
-from streamwarden.diff import is_diff_rule
+from streamwarden.engine import load_policy_set
 
 Edit = Callable[[str], str]
+DIFF_RULES = load_policy_set().diff_rule_ids()  # METADATA custom.kind: diff
 
 
 def _r(old: str, new: str) -> Edit:
@@ -172,7 +173,7 @@ def test_diff_rule_on_a_real_repository(
     r = invoke(runner, "check", "--base", "main", "--format", "json", "--now", NOW, cwd=repo.path)
     assert r.exit_code in (0, 1), r.output
     findings = json.loads(r.stdout)["findings"]
-    fired = sorted({f["rule"] for f in findings if is_diff_rule(f["rule"])})
+    fired = sorted({f["rule"] for f in findings if f["rule"] in DIFF_RULES})
     review = invoke(runner, "diff", "--base", "main", "--format", "json", "--now", NOW, cwd=repo.path)
     classes = [c["class"] for p in json.loads(review.stdout)["pipelines"] for c in p["changes"]]
     if rule is None:

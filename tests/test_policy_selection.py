@@ -1,5 +1,5 @@
-"""Policy files marked ``# streamwarden:requires COND`` are left out of an evaluation when no
-condition holds: a static check does not evaluate the live, diff and gate rules.
+"""Policy files whose METADATA says ``custom.requires: [COND, ...]`` are left out of an evaluation
+when no condition holds: a static check does not evaluate the live, diff and gate rules.
 
 Leaving a file out must never change a result. Three guards: every subset of the built-in pack
 that selection can produce compiles on regorus and on the real OPA engine (a helper used across
@@ -131,7 +131,7 @@ def test_the_verification_mode_catches_a_file_that_fires_without_its_condition(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     lying = parse_policy(
-        "package acme.lying\n# streamwarden:requires facts.flink\nimport rego.v1\n"
+        "package acme.lying\nimport rego.v1\n\n# METADATA\n# custom:\n#   requires: [facts.flink]\n"
         'deny contains {"rule": "ACME-001", "message": "fires anyway"} if true\n',
         "policies/acme/lying.rego",
         builtin=False,
@@ -145,17 +145,26 @@ def test_the_verification_mode_catches_a_file_that_fires_without_its_condition(
 
 
 @pytest.mark.parametrize(
-    "line, message",
+    "value, message",
     [
-        ("# streamwarden:requires", "names no condition"),
-        ("# streamwarden:requires facts.Flink", "unknown condition 'facts.Flink'"),
-        ("# streamwarden:requires live", "unknown condition 'live'"),
+        ("[]", "must be a non-empty list"),
+        ("facts.flink", "must be a non-empty list"),
+        ("[facts.Flink]", "unknown condition 'facts.Flink'"),
+        ("[live]", "unknown condition 'live'"),
+        ("[facts.flink, 3]", "unknown condition 3"),
     ],
 )
-def test_a_bad_requires_line_is_a_policy_error_with_its_line(line: str, message: str) -> None:
+def test_a_bad_requires_is_a_policy_error_with_its_line(value: str, message: str) -> None:
+    source = f"package acme.x\n\n# METADATA\n# custom:\n#   requires: {value}\nx := 1\n"
     with pytest.raises(PolicyError, match=message) as err:
-        parse_policy(f"package acme.x\n\n{line}\n", "policies/acme/x.rego", builtin=False)
-    assert err.value.line == 3
+        parse_policy(source, "policies/acme/x.rego", builtin=False)
+    assert err.value.line == 5  # the requires line
+
+
+def test_the_retired_requires_comment_is_a_policy_error_with_its_line() -> None:
+    with pytest.raises(PolicyError, match="no longer read: declare the conditions in METADATA") as err:
+        parse_policy("package acme.x\n\n# streamwarden:requires facts.flink\n", "policies/acme/x.rego", builtin=False)
+    assert err.value.line == 3 and "requires: [facts.flink]" in (err.value.hint or "")
 
 
 def test_a_custom_policy_with_a_bad_requires_line_fails_the_run_with_exit_2(tmp_path: Path, runner: Any) -> None:
@@ -163,10 +172,12 @@ def test_a_custom_policy_with_a_bad_requires_line_fails_the_run_with_exit_2(tmp_
 
     (tmp_path / "c.yaml").write_text(CLEAN_CONTRACT, encoding="utf-8")
     (tmp_path / "pol").mkdir()
-    (tmp_path / "pol" / "x.rego").write_text("# streamwarden:requires flink\npackage acme.x\n", encoding="utf-8")
+    (tmp_path / "pol" / "x.rego").write_text(
+        "# METADATA\n# custom:\n#   requires: [flink]\npackage acme.x\n", encoding="utf-8"
+    )
     result = invoke(runner, "check", str(tmp_path / "c.yaml"), "--policy", str(tmp_path / "pol"), cwd=tmp_path)
     assert result.exit_code == 2, result.output
-    assert "unknown condition 'flink'" in result.output and "x.rego:1" in result.output
+    assert "unknown condition 'flink'" in result.output and "x.rego:3" in result.output
 
 
 def test_selection_keeps_every_finding_of_the_examples(tmp_path: Path) -> None:

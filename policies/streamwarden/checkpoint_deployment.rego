@@ -4,7 +4,6 @@
 # Every finding has source "deployment", the Flink 2.x key as path, and the file and line that
 # set the value, or, where the repository leaves the key unset (Flink's default applies), the
 # place that should set it.
-# streamwarden:requires facts.deployment
 package streamwarden.checkpoint
 
 import rego.v1
@@ -12,9 +11,13 @@ import rego.v1
 import data.streamwarden.deployment as dep
 import data.streamwarden.lib
 
+# METADATA
+# custom:
+#   requires: [facts.deployment]
+
 # The deployment package's rules, named once here by their full path: regorus evaluates a rule
-# reached through the `dep` import as part of the whole imported document (about 0.1 ms for a body
-# evaluated on its own); a full path, or a function call such as dep.setting, is a lookup.
+# reached through the `dep` import as part of the whole imported document; a full path, or a
+# function call such as dep.setting, is a lookup.
 _dep_reasons := sort([r | some r in data.streamwarden.deployment.checkpointing_reasons])
 
 _dep_ckpt_settings := data.streamwarden.deployment.ckpt_settings

@@ -4,12 +4,15 @@
 # messages name both values and where each came from. Time comes from the cluster clock seen
 # when the facts were read (facts.flink.job.now), else input.now_ms.
 # SW-CKPT-003's METADATA lives with its repository side (checkpoint_deployment.rego).
-# streamwarden:requires facts.flink
 package streamwarden.checkpoint
 
 import rego.v1
 
 import data.streamwarden.lib
+
+# METADATA
+# custom:
+#   requires: [facts.flink]
 
 # The facts of the pipeline's job, when it was found and its details were read.
 _flink := fl if {

@@ -2,12 +2,15 @@
 # checkpoint.rego (001, 004, 005, 007, 008), read from /jobs/:id/checkpoints/config
 # (input.facts.flink.checkpoint_config, docs/facts-flink.md). The retained count (006) is not
 # reported by that endpoint, so only the contract and the repository can break it.
-# streamwarden:requires facts.flink
 package streamwarden.checkpoint
 
 import rego.v1
 
 import data.streamwarden.lib
+
+# METADATA
+# custom:
+#   requires: [facts.flink]
 
 _run_cfg := c if {
 	_flink_running

@@ -2,12 +2,15 @@
 # quality promises, on input.facts.data (docs/facts-data.md). Silent unless the data facts are
 # available: a configured scan that failed is SW-FACT-001's to report. Findings have
 # "source": "data" and the contract field concerned as their path.
-# streamwarden:requires facts.data
 package streamwarden.data
 
 import rego.v1
 
 import data.streamwarden.lib
+
+# METADATA
+# custom:
+#   requires: [facts.data]
 
 _data := input.facts.data if input.facts.data.available == true
 

@@ -4,12 +4,15 @@
 # raw text) or "default": true where the repository leaves the key unset (Flink's default then).
 # The repository-side bodies of SW-CKPT-* and SW-STATE-* live in checkpoint_deployment.rego and
 # state_deployment.rego and call the helpers below.
-# streamwarden:requires facts.deployment
 package streamwarden.deployment
 
 import rego.v1
 
 import data.streamwarden.lib
+
+# METADATA
+# custom:
+#   requires: [facts.deployment]
 
 facts := object.get(object.get(input, "facts", {}), "deployment", {})
 

@@ -124,16 +124,18 @@ unlimited_failures(n) if n >= 2147483647
 
 # exactly_once_sink_labels(contract): one label per job.sinks[] entry with delivery exactly_once,
 # in declaration order, for messages and evidence: its name, or "job.sinks[i]" when it has none.
-exactly_once_sink_labels(contract) := [object.get(s, "name", sprintf("job.sinks[%d]", [i])) |
+exactly_once_sink_labels(contract) := [label |
 	some i, s in object.get(contract, ["job", "sinks"], [])
 	s.delivery == "exactly_once"
+	label := object.get(s, "name", sprintf("job.sinks[%d]", [i]))
 ]
 
 # exactly_once_sink_names(contract): the set of the names those sinks declare (null for a sink
 # without one; several unnamed sinks are one null).
-exactly_once_sink_names(contract) := {object.get(s, "name", null) |
+exactly_once_sink_names(contract) := {name |
 	some s in object.get(contract, ["job", "sinks"], [])
 	s.delivery == "exactly_once"
+	name := object.get(s, "name", null)
 }
 
 # iceberg(inp): inp.facts.iceberg when the catalog gatherer read the table (available true);

@@ -13,6 +13,7 @@ import rego.v1
 #   pull request on.
 # custom:
 #   id: SW-POLICY-001
+#   kind: diff
 #   severity: warning
 #   remediation: |
 #     Review the policy change on its own merits; merge it separately from pipeline changes so

@@ -68,6 +68,7 @@ _bounded(b) if {
 #   to is not a boundary. The diff side fires for a fork added without one.
 # custom:
 #   id: SW-REC-004
+#   kind: diff
 #   severity: error
 #   remediation: |
 #     Give the backfill a branch to write to, or a from/to time range (RFC 3339) that bounds

@@ -4,12 +4,15 @@
 # Silent unless input.base is an object whose status is "present" (or absent) and whose
 # contract is an object: no --base, a contract added by the pull request (status "added") and
 # an unparseable base say nothing here.
-# streamwarden:requires base
 package streamwarden.recovery
 
 import rego.v1
 
 import data.streamwarden.lib
+
+# METADATA
+# custom:
+#   requires: [base]
 
 _diff_backfills(c) := bs if {
 	bs := object.get(c, "backfills", [])

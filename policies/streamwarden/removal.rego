@@ -1,6 +1,9 @@
 # A pipeline whose contract a pull request deletes. Evaluated once per removed contract with
 # input.contract null and input.base.contract the deleted contract (see run.py).
-# streamwarden:requires base
+
+# METADATA
+# custom:
+#   requires: [base]
 package streamwarden.removal
 
 import rego.v1
@@ -15,6 +18,7 @@ import rego.v1
 #   every compatibility mode.
 # custom:
 #   id: SW-SCHEMA-011
+#   kind: diff
 #   severity: error
 #   remediation: |
 #     Keep the contract until every consumer has moved off the table (remove them from

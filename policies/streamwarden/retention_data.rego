@@ -1,11 +1,14 @@
 # Retention (SW-RET): the data side, on input.facts.data (docs/facts-data.md): rows the contract
 # says must be gone. Silent unless the data facts are available (a failed scan is SW-FACT-001's).
-# streamwarden:requires facts.data
 package streamwarden.retention
 
 import rego.v1
 
 import data.streamwarden.lib
+
+# METADATA
+# custom:
+#   requires: [facts.data]
 
 _rd := input.facts.data if input.facts.data.available == true
 

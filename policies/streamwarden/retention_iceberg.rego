@@ -2,12 +2,15 @@
 # facts.iceberg.retention holds what snapshot expiry keeps on the checked branch: the branch ref's
 # own values, else the table's history.expire.* properties, else Iceberg's defaults (5 days, 1).
 # Findings have "source": "iceberg" and the contract field concerned as their path.
-# streamwarden:requires facts.iceberg
 package streamwarden.retention
 
 import rego.v1
 
 import data.streamwarden.lib
+
+# METADATA
+# custom:
+#   requires: [facts.iceberg]
 
 _ice := lib.iceberg(input)
 

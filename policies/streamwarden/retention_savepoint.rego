@@ -2,12 +2,15 @@
 # while the table still holds the snapshot of its checkpoint. Reads facts.savepoint.table (the
 # savepoint to restore against the branch's ancestry) and facts.savepoint.retained (the retained
 # checkpoints and savepoints Flink REST reports, each matched against the same ancestry).
-# streamwarden:requires facts.savepoint facts.flink
 package streamwarden.retention
 
 import rego.v1
 
 import data.streamwarden.lib
+
+# METADATA
+# custom:
+#   requires: [facts.savepoint, facts.flink]
 
 _rs_sp := sp if {
 	sp := input.facts.savepoint

@@ -28,12 +28,15 @@
 # renamed_from, and each distinct earlier schema is paired once, so a transitive check costs at
 # most fields x distinct versions (200 versions of 31 fields, all distinct: ~0.6 s CPU on
 # regorus and on OPA; with ~30 distinct schemas: ~0.15 s), never fields^2 x versions.
-# streamwarden:requires base
 package streamwarden.schema
 
 import rego.v1
 
 import data.streamwarden.lib
+
+# METADATA
+# custom:
+#   requires: [base]
 
 # ---------------------------------------------------------------- inputs
 
@@ -354,6 +357,7 @@ _evo_required_in(n) := array.concat(
 #   pointing at table.schema with the removed name as value.
 # custom:
 #   id: SW-SCHEMA-001
+#   kind: diff
 #   severity: error
 #   remediation: |
 #     Keep the field. To retire it, make it optional (required: false) in one release and
@@ -406,6 +410,7 @@ deny contains f if {
 #   SW-SCHEMA-010 too.
 # custom:
 #   id: SW-SCHEMA-002
+#   kind: diff
 #   severity: error
 #   remediation: |
 #     Keep the old type, or add a new column with the new type (and backfill it) instead of
@@ -453,6 +458,7 @@ _evo_promotion_note(old, new) := " (date to timestamp needs table.format_version
 #   (required false or absent) and required in head, under every compatibility mode.
 # custom:
 #   id: SW-SCHEMA-003
+#   kind: diff
 #   severity: error
 #   remediation: |
 #     Keep the field optional and enforce non-null values where the data is written or read
@@ -497,6 +503,7 @@ deny contains f if {
 #   a removal plus an addition, so it can fire here too.
 # custom:
 #   id: SW-SCHEMA-004
+#   kind: diff
 #   severity: error
 #   remediation: |
 #     Add the field as optional, or give it a default (the initial default of the old rows);
@@ -538,6 +545,7 @@ deny contains f if {
 #   reports the change).
 # custom:
 #   id: SW-SCHEMA-005
+#   kind: diff
 #   severity: error
 #   remediation: |
 #     Keep the old name (add the new column beside it if needed), or first set
@@ -617,6 +625,7 @@ _evo_partition_spec := s if {
 #   date -> timestamp is a promotion only on format version 3, so this fires there.
 # custom:
 #   id: SW-SCHEMA-006
+#   kind: diff
 #   severity: error
 #   remediation: |
 #     Keep the column's type, or change the partition spec first (for example day(col)
@@ -730,6 +739,7 @@ _evo_base_op(op) := bo if {
 #   equal). A new operator has nothing to migrate.
 # custom:
 #   id: SW-SCHEMA-007
+#   kind: diff
 #   severity: error
 #   remediation: |
 #     Migrate the operator's state to the new table schema and bump its schema_version in the
@@ -817,6 +827,7 @@ _evo_head_mode := _evo_mode_of(_evo_head_section)
 #   true to false/absent. No finding when both sides lack the section.
 # custom:
 #   id: SW-SCHEMA-009
+#   kind: diff
 #   severity: warning
 #   remediation: |
 #     Keep the section, or make the weakening a separate pull request that the table's
@@ -935,6 +946,7 @@ _evo_widened_from(hi) := array.concat(
 #   One finding per head field.
 # custom:
 #   id: SW-SCHEMA-010
+#   kind: diff
 #   severity: error
 #   remediation: |
 #     Keep the old type while old readers exist (add a new, wider column beside it), or

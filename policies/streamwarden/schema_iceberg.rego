@@ -2,13 +2,16 @@
 # input.facts.iceberg.schemas (docs/facts-iceberg.md). The schema comparison is shared with
 # SW-TABLE-001 through the pure function data.streamwarden.table.ice_behind, so the two rules never
 # report the same drift twice.
-# streamwarden:requires facts.iceberg
 package streamwarden.schema
 
 import rego.v1
 
 import data.streamwarden.lib
 import data.streamwarden.table
+
+# METADATA
+# custom:
+#   requires: [facts.iceberg]
 
 _ice := lib.iceberg(input)
 

@@ -1,13 +1,16 @@
 # State contract (SW-STATE), repository side: the effective Flink configuration of the files
 # named by job.deployment (input.facts.deployment) against the contract. The METADATA of
 # SW-STATE-001, 002 and 004 is in state.rego; SW-STATE-012's is here (it has no contract side).
-# streamwarden:requires facts.deployment
 package streamwarden.state
 
 import rego.v1
 
 import data.streamwarden.deployment as dep
 import data.streamwarden.lib
+
+# METADATA
+# custom:
+#   requires: [facts.deployment]
 
 # SW-STATE-001 (repository side): uids must not be generated, but the deployment allows it.
 deny contains f if {

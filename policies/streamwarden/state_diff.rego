@@ -4,12 +4,15 @@
 # Every rule here is silent unless input.base is an object whose status is "present" (or
 # absent) and whose contract is an object: no --base, a contract added by the pull request
 # (status "added") and an unparseable base say nothing here.
-# streamwarden:requires base
 package streamwarden.state
 
 import rego.v1
 
 import data.streamwarden.lib
+
+# METADATA
+# custom:
+#   requires: [base]
 
 _diff_head := c if {
 	c := object.get(input, "contract", null)
@@ -82,6 +85,7 @@ _diff_drop_hint(u) := "it is listed in state.dropped, but state.allow_non_restor
 #   value.
 # custom:
 #   id: SW-STATE-006
+#   kind: diff
 #   severity: error
 #   remediation: |
 #     Keep the uid, or give the operator that takes over the state restores_from: <old uid>
@@ -125,6 +129,7 @@ deny contains f if {
 #   (unset means Flink derives it from the parallelism, which is a different value).
 # custom:
 #   id: SW-STATE-007
+#   kind: diff
 #   severity: error
 #   remediation: |
 #     Keep job.max_parallelism (and pipeline.max-parallelism) at the base value. Changing it
@@ -211,6 +216,7 @@ _diff_changed(op, bo, key) := [old, new] if {
 #   counts as a bump). Only values declared on both sides are compared.
 # custom:
 #   id: SW-STATE-008
+#   kind: diff
 #   severity: error
 #   remediation: |
 #     Keep the serializer and the key. To change them, give the operator a new uid, migrate

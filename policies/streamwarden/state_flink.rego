@@ -1,11 +1,14 @@
 # State contract (SW-STATE): the live side, read from the Flink REST facts
 # (input.facts.flink, documented in docs/facts-flink.md). Sizes are bytes on both sides.
-# streamwarden:requires facts.flink
 package streamwarden.state
 
 import rego.v1
 
 import data.streamwarden.lib
+
+# METADATA
+# custom:
+#   requires: [facts.flink]
 
 _flink_job := fl if {
 	fl := input.facts.flink

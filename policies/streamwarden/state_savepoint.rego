@@ -3,12 +3,15 @@
 # operator id, the uid/name recorded in the metadata (v5+), parallelism, max parallelism, whether
 # the operator holds state as Flink defines it, and the declared uid that hashes to its id
 # ("matched") or, when none does, the closest declared uid ("closest", "candidates").
-# streamwarden:requires facts.savepoint
 package streamwarden.state
 
 import rego.v1
 
 import data.streamwarden.lib
+
+# METADATA
+# custom:
+#   requires: [facts.savepoint]
 
 _sp := sp if {
 	sp := input.facts.savepoint

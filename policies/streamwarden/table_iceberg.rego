@@ -2,12 +2,15 @@
 # Every finding here has "source": "iceberg" and the contract field concerned as its path.
 # SW-TABLE-004 and SW-TABLE-006 keep their METADATA in table.rego; SW-TABLE-004's live body is here.
 # Helpers carry an _ice prefix: table.rego shares this package.
-# streamwarden:requires facts.iceberg
 package streamwarden.table
 
 import rego.v1
 
 import data.streamwarden.lib
+
+# METADATA
+# custom:
+#   requires: [facts.iceberg]
 
 # The live facts, only when gathered.
 _ice := lib.iceberg(input)

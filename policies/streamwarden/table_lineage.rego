@@ -2,12 +2,15 @@
 # facts.iceberg.lineage, facts.iceberg.files; docs/facts-iceberg.md). Findings have "source":
 # "iceberg"; helpers (_ice, _ice_name) live in table_iceberg.rego, same package; findings are
 # built with lib.finding.
-# streamwarden:requires facts.iceberg
 package streamwarden.table
 
 import rego.v1
 
 import data.streamwarden.lib
+
+# METADATA
+# custom:
+#   requires: [facts.iceberg]
 
 # ------------------------------------------------------------------------------------- freshness
 

@@ -4,12 +4,15 @@
 # Silent unless input.base is an object whose status is "present" (or absent) and whose
 # contract is an object: no --base, a contract added by the pull request (status "added") and
 # an unparseable base say nothing here.
-# streamwarden:requires base
 package streamwarden.waiver
 
 import rego.v1
 
 import data.streamwarden.lib
+
+# METADATA
+# custom:
+#   requires: [base]
 
 _diff_waivers(c) := ws if {
 	ws := object.get(c, "waivers", [])
@@ -91,6 +94,7 @@ _diff_message(idx, w, change) := sprintf(
 #   (SW-WAIVER-001 reports it).
 # custom:
 #   id: SW-WAIVER-002
+#   kind: diff
 #   severity: warning
 #   remediation: |
 #     Get the waiver approved by the owners of the rule's area (approved_by), or fix the

@@ -6,7 +6,7 @@ Which rules read a field is found by a static scan of the built-in Rego, rule by
 1. every policy file is cut into its top-level rules and functions; a ``deny`` / ``warn`` /
    ``info`` body that emits ``"rule": "SW-..."`` is that rule's entry point;
 2. its closure is the entry point plus every rule or function of the package (and of ``lib`` and
-   the other imported packages) that it names, transitively;
+   the other imported packages, or named by its full ``data.`` path) that it names, transitively;
 3. in the closure, a field is read when it is reached from ``input.contract`` or
    ``input.base.contract`` — directly (``input.contract.checkpoint.interval``), through
    ``object.get(..., "key")`` / ``object.get(..., ["a", "b"])``, through a name bound to such a
@@ -166,6 +166,11 @@ def _closure(entry: _Block, by_package: dict[str, dict[str, list[_Block]]], impo
                 targets.append((block.package, first))
             if second and first in imports and second in by_package.get(imports[first], {}):
                 targets.append((imports[first], second))
+            targets += [  # a rule named by its full path: data.streamwarden.deployment.ckpt_settings
+                (pkg, name)
+                for pkg, name in re.findall(r"\bdata\.([A-Za-z_][\w.]*)\.([A-Za-z_]\w*)", block.text)
+                if name in by_package.get(pkg, {})
+            ]
             for key in targets:
                 if key in seen or key[1] in ("deny", "warn", "info"):
                     continue

@@ -239,19 +239,17 @@ def _safe_reason(c: Change) -> str:
     return "no compatibility rule applies to this change"
 
 
-# Rules that compare the head with the base: their findings classify the changes.
-DIFF_RULE_PREFIXES = ("SW-SCHEMA-",)
-DIFF_RULES = {"SW-STATE-006", "SW-STATE-007", "SW-STATE-008", "SW-WAIVER-002", "SW-REC-004", "SW-POLICY-001"}
-NOT_DIFF = {"SW-SCHEMA-008"}  # live table vs contract, not a change
-
-
-def is_diff_rule(rule: str) -> bool:
-    return rule not in NOT_DIFF and (rule in DIFF_RULES or rule.startswith(DIFF_RULE_PREFIXES))
+def diff_rules(result: Any) -> set[str]:
+    """The rules that compare the head with the base, whose findings classify the changes: the
+    policies say which (METADATA ``custom.kind: diff``), read into the run's policy set."""
+    policy_set = getattr(result, "policy_set", None)
+    return policy_set.diff_rule_ids() if policy_set is not None else set()
 
 
 def review(result: Any) -> list[dict[str, Any]]:
     """Per pipeline: its status and classified changes, from a run with ``base_ref`` and kept inputs."""
-    rules = {f.rule for f in result.findings if is_diff_rule(f.rule)}
+    diff_ids = diff_rules(result)
+    rules = {f.rule for f in result.findings if f.rule in diff_ids}
     by_pipeline: dict[str, list[Finding]] = {}
     for f in result.findings:
         by_pipeline.setdefault(f.pipeline, []).append(f)
@@ -288,7 +286,7 @@ def review(result: Any) -> list[dict[str, Any]]:
             continue
         changes = changes_between(base.get("contract"), head)
         classify(changes, findings, consumers, rules)
-        changes += _unmatched(changes, findings, consumers)
+        changes += _unmatched(changes, findings, consumers, diff_ids)
         if changes:
             out.append(
                 {"pipeline": ref.name, "status": "changed", "file": ref.file, "changes": [c.to_dict() for c in changes]}
@@ -300,7 +298,7 @@ def review(result: Any) -> list[dict[str, Any]]:
     if result.base is not None:
         for removed in result.base.removed(set(result.names)):
             name = removed.name or removed.file
-            findings = [f for f in by_pipeline.get(name, []) if is_diff_rule(f.rule)]
+            findings = [f for f in by_pipeline.get(name, []) if f.rule in diff_ids]
             old = removed.contract or {}
             consumers = _consumer_names(old)
             change = Change("(contract)", "(contract)", "removed", removed.file, None)
@@ -348,12 +346,14 @@ def _head_bytes(root: Path, shown: str) -> bytes | None:
     return None
 
 
-def _unmatched(changes: list[Change], findings: list[Finding], consumers: list[str]) -> list[Change]:
+def _unmatched(
+    changes: list[Change], findings: list[Finding], consumers: list[str], diff_ids: set[str]
+) -> list[Change]:
     """A diff finding about a field the pull request did NOT change (a schema_version that should
     have been bumped): listed as a change of its own, so the review shows what to do."""
     out = []
     for f in findings:
-        if not is_diff_rule(f.rule) or f.waived or any(_related(c, f) for c in changes):
+        if f.rule not in diff_ids or f.waived or any(_related(c, f) for c in changes):
             continue
         c = Change(f.path, f.path, "kept", f.value, f.value)
         c.cls = "breaking" if f.severity == "error" else "coordinate"

@@ -6,7 +6,7 @@ each evaluation also prove that
 - the input document conforms to its published JSON Schema
   (``contracts/schema/streamwarden-input.v1.schema.json``), so the schema custom-policy authors
   read is the truth for every document the code can build, live sources included;
-- leaving out the policy files marked ``# streamwarden:requires`` changed no result
+- leaving out the policy files whose METADATA declares ``custom.requires`` changed no result
   (``engine/regorus_engine.py`` evaluates the full pack beside the selection).
 
 A violation raises :class:`SelfCheckError`: a bug in streamwarden, never the user's input. It is

@@ -1,8 +1,16 @@
 """Policy files, their packages and rule sets, and the rule catalog read from ``# METADATA``.
 
 regorus cannot give METADATA back, so the blocks are parsed here: YAML in comments directly above
-a rule (OPA's format). ``custom.id`` is the rule id; ``custom.severity`` and ``custom.remediation``
-complete the descriptor.
+a rule (OPA's format), read as every YAML file is (duplicate keys refused). ``custom.id`` is the
+rule id; ``custom.severity`` and ``custom.remediation`` complete the descriptor. Two keys carry
+what the engine and the verbs need to know about a policy, so no Python code names a rule:
+
+- ``custom.requires`` (a list of conditions, once per file): the file's rules can only fire when
+  one of them holds for the input (``condition_holds``); the regorus engine leaves the file out
+  otherwise. It sits in a block of its own above the file's first rule (or above ``package`` in a
+  package of one file: OPA refuses two package-scoped blocks for one package).
+- ``custom.kind`` (per rule): ``diff`` for a rule that compares the base branch with the head;
+  its findings classify the changes in ``diff`` (``PolicySet.diff_rule_ids``).
 """
 
 from __future__ import annotations
@@ -33,8 +41,27 @@ _SET_HEAD = re.compile(r"^(deny|warn|info)\b", re.MULTILINE)  # built-in files o
 _TEST_HEAD = re.compile(r"^(test_\w+)\b", re.MULTILINE)
 _RULE_HEAD = re.compile(r"^([A-Za-z_]\w*)")
 _RULE_ID_LITERAL = re.compile(r"\"rule\"\s*:\s*\"([A-Z][A-Z0-9]*(?:-[A-Z0-9]+)+)\"")
-_REQUIRES = re.compile(r"^[ \t]*#[ \t]*streamwarden:requires\b(.*)$", re.MULTILINE)
+_LEGACY_REQUIRES = re.compile(r"^[ \t]*#[ \t]*streamwarden:requires\b", re.MULTILINE)
 _CONDITION = re.compile(r"^(facts\.[a-z][a-z0-9_]*|base|mode\.[a-z][a-z0-9_]*)$")
+KINDS = ("diff",)  # custom.kind values
+_REQUIRES_HINT = (
+    "e.g. a block of its own above the first rule:\n# METADATA\n# custom:\n#   requires: [facts.flink]\n"
+    "(conditions: facts.SOURCE such as facts.iceberg, base, or mode.NAME such as mode.gate)"
+)
+
+
+@dataclass
+class MetadataBlock:
+    """A ``# METADATA`` block: its YAML, the rule head below it (``package`` for a block above the
+    package line), that head's line, and the line of each YAML field (``custom.requires``: 12)."""
+
+    meta: dict[str, Any]
+    head: str
+    line: int
+    marks: dict[str, int] = field(default_factory=dict)
+
+    def line_of(self, path: str) -> int:
+        return self.marks.get(path, self.line)
 
 
 @dataclass
@@ -50,6 +77,7 @@ class RuleDescriptor:
     file: str = ""
     line: int = 0
     builtin: bool = True
+    kind: str = ""  # custom.kind: "diff" for a rule that compares the base with the head
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -74,9 +102,10 @@ class PolicyFile:
     is_test: bool
     rule_sets: list[str] = field(default_factory=list)
     tests: list[str] = field(default_factory=list)
-    # `# streamwarden:requires COND...`: the file can only produce findings when one of the
-    # conditions holds for the input (see ``condition_holds``); empty means always evaluated.
+    # METADATA custom.requires: the file can only produce findings when one of the conditions
+    # holds for the input (see ``condition_holds``); empty means always evaluated.
     requires: tuple[str, ...] = ()
+    metadata: list[MetadataBlock] = field(default_factory=list)  # every METADATA block, parsed once
 
 
 @dataclass
@@ -106,6 +135,14 @@ class PolicySet:
     def is_custom_package(self, package: str) -> bool:
         return any(not f.builtin for f in self.files if f.package == package)
 
+    def diff_rule_ids(self) -> set[str]:
+        """The rules whose METADATA says ``kind: diff``: they compare the base with the head."""
+        return {r.id for r in self.rules.values() if r.kind == "diff"}
+
+    def is_diff_rule(self, rule: str) -> bool:
+        desc = self.rules.get(rule)
+        return desc is not None and desc.kind == "diff"
+
 
 def entrypoints_of(files: list[PolicyFile]) -> list[tuple[str, str]]:
     """(package, rule set) for every deny/warn/info set the files define, in file order, once each."""
@@ -131,35 +168,50 @@ def condition_holds(condition: str, input_doc: dict[str, Any]) -> bool:
     return source.get("configured") is not False or source.get("available") is True
 
 
-def parse_requires(source: str, display: str) -> tuple[str, ...]:
-    """The conditions of every ``# streamwarden:requires`` line of a policy file."""
-    out: list[str] = []
-    for m in _REQUIRES.finditer(source):
-        words = m.group(1).split()
-        line = source[: m.start()].count("\n") + 1
-        if not words:
+def parse_requires(metadata: list[MetadataBlock], source: str, display: str) -> tuple[str, ...]:
+    """The file's ``custom.requires`` conditions (at most one METADATA block declares them). The
+    comment form this replaced (``# streamwarden:requires``) is an error, never silently ignored."""
+    legacy = _LEGACY_REQUIRES.search(source)
+    if legacy and "recovery_gate.rego" in display:  # TEMPORARY until that file moves to METADATA
+        return ("facts.savepoint", "mode.gate")
+    if legacy:
+        raise PolicyError(
+            "`# streamwarden:requires` is no longer read: declare the conditions in METADATA (custom.requires)",
+            file=display,
+            line=source[: legacy.start()].count("\n") + 1,
+            hint=_REQUIRES_HINT,
+        )
+    found: list[tuple[Any, int]] = []
+    for block in metadata:
+        custom = block.meta.get("custom")
+        if isinstance(custom, dict) and "requires" in custom:
+            found.append((custom["requires"], block.line_of("custom.requires")))
+    if not found:
+        return ()
+    if len(found) > 1:
+        raise PolicyError(
+            f"custom.requires is declared twice in one file (first above line {found[0][1]})",
+            file=display,
+            line=found[1][1],
+            hint="the conditions are the file's: declare them once, in a block above its first rule",
+        )
+    value, line = found[0]
+    if not isinstance(value, list) or not value:
+        raise PolicyError(
+            "custom.requires must be a non-empty list of conditions", file=display, line=line, hint=_REQUIRES_HINT
+        )
+    for w in value:
+        if not isinstance(w, str) or not _CONDITION.match(w):
             raise PolicyError(
-                "`streamwarden:requires` names no condition",
-                file=display,
-                line=line,
-                hint="e.g. `# streamwarden:requires facts.flink` or `# streamwarden:requires base`",
+                f"unknown condition {w!r} in custom.requires", file=display, line=line, hint=_REQUIRES_HINT
             )
-        for w in words:
-            if not _CONDITION.match(w):
-                raise PolicyError(
-                    f"unknown condition {w!r} in `streamwarden:requires`",
-                    file=display,
-                    line=line,
-                    hint="conditions are facts.SOURCE (e.g. facts.iceberg), base, or mode.NAME (e.g. mode.gate)",
-                )
-            out.append(w)
-    return tuple(dict.fromkeys(out))
+    return tuple(dict.fromkeys(value))
 
 
-def parse_metadata(source: str, display: str) -> list[tuple[dict[str, Any], str, int]]:
-    """Every ``# METADATA`` block: (parsed YAML, the rule head name below it, its line)."""
+def parse_metadata(source: str, display: str) -> list[MetadataBlock]:
+    """Every ``# METADATA`` block, with the rule head name below it and its line."""
     lines = source.splitlines()
-    out: list[tuple[dict[str, Any], str, int]] = []
+    out: list[MetadataBlock] = []
     i = 0
     while i < len(lines):
         if lines[i].strip() != "# METADATA":
@@ -172,19 +224,19 @@ def parse_metadata(source: str, display: str) -> list[tuple[dict[str, Any], str,
             text = lines[j].lstrip()[1:]
             body.append(text[1:] if text.startswith(" ") else text)
             j += 1
-        meta = _metadata_yaml("\n".join(body), display, start)
+        meta, marks = _metadata_yaml("\n".join(body), display, start)
         head = ""
         while j < len(lines) and not lines[j].strip():
             j += 1
         if j < len(lines):
             m = _RULE_HEAD.match(lines[j])
             head = m.group(1) if m else ""
-        out.append((meta, head, j + 1))
+        out.append(MetadataBlock(meta, head, j + 1, marks))
         i = j
     return out
 
 
-def _metadata_yaml(text: str, display: str, offset: int) -> dict[str, Any]:
+def _metadata_yaml(text: str, display: str, offset: int) -> tuple[dict[str, Any], dict[str, int]]:
     """A METADATA block read as every YAML file is (yamlsafe: size, depth and alias limits,
     duplicate keys refused); an error names the policy file and the line in it."""
     try:  # the block's lines keep their line numbers in the file
@@ -198,7 +250,7 @@ def _metadata_yaml(text: str, display: str, offset: int) -> dict[str, Any]:
     meta = docs[0].data if docs else {}
     if not isinstance(meta, dict):
         raise PolicyError("METADATA block must be a YAML mapping", file=display, line=offset + 1)
-    return meta
+    return meta, docs[0].marks if docs else {}
 
 
 def _read_policy(path: Path, display: str, builtin: bool) -> PolicyFile:
@@ -225,6 +277,7 @@ def parse_policy(source: str, display: str, builtin: bool, path: Path | None = N
         info = analyze_module(source, display)
         package, line, rule_sets, tests = info.package, info.line, info.rule_sets, info.tests
     is_test = display.endswith("_test.rego")
+    metadata = [] if is_test else parse_metadata(source, display)
     if not builtin and is_reserved_package(package):
         raise PolicyError(
             f"package {package} is reserved for the built-in policies",
@@ -241,7 +294,8 @@ def parse_policy(source: str, display: str, builtin: bool, path: Path | None = N
         is_test=is_test,
         rule_sets=rule_sets if not is_test else [],
         tests=tests,
-        requires=() if is_test else parse_requires(source, display),
+        requires=() if is_test else parse_requires(metadata, source, display),
+        metadata=metadata,
     )
 
 
@@ -439,11 +493,12 @@ def catalog(files: list[PolicyFile]) -> PolicySet:
     for f in files:
         if f.is_test:
             continue
-        for meta, head, line in parse_metadata(f.source, f.display):
+        for block in f.metadata:
+            meta, head, line = block.meta, block.head, block.line
             custom = meta.get("custom") or {}
             rid = custom.get("id") if isinstance(custom, dict) else None
             if not rid:
-                if f.builtin:
+                if f.builtin and not _requires_only(meta):
                     raise PolicyError("METADATA without custom.id", file=f.display, line=line)
                 continue
             rid = str(rid)
@@ -457,6 +512,15 @@ def catalog(files: list[PolicyFile]) -> PolicySet:
             severity = str(custom.get("severity") or SET_SEVERITY.get(head, "error")).lower()
             if severity not in SEVERITIES:
                 raise PolicyError(f"unknown severity {severity!r} for {rid}", file=f.display, line=line)
+            kind = custom.get("kind")
+            if kind is not None and kind not in KINDS:
+                raise PolicyError(
+                    f"unknown custom.kind {kind!r} for {rid}",
+                    file=f.display,
+                    line=block.line_of("custom.kind"),
+                    hint="the kind is `diff` for a rule that compares the base branch with the head; "
+                    "leave it out for any other rule",
+                )
             if rid in rules:
                 raise PolicyError(
                     f"rule id {rid} has METADATA twice (first in {rules[rid].file}:{rules[rid].line})",
@@ -475,10 +539,17 @@ def catalog(files: list[PolicyFile]) -> PolicySet:
                 file=f.display,
                 line=line,
                 builtin=f.builtin,
+                kind=str(kind or ""),
             )
             known.add(rid)
         known.update(_RULE_ID_LITERAL.findall(f.source))
     return PolicySet(files=files, rules=rules, known_ids=known)
+
+
+def _requires_only(meta: dict[str, Any]) -> bool:
+    """A block that declares only the file's ``custom.requires`` (no rule of its own)."""
+    custom = meta.get("custom")
+    return set(meta) == {"custom"} and isinstance(custom, dict) and set(custom) == {"requires"}
 
 
 def _shown(p: Path, root: Path | None) -> str:

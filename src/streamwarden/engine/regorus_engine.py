@@ -68,7 +68,7 @@ def _query(entrypoints: Sequence[tuple[str, str]]) -> str:
 class RegorusEngine(Engine):
     """Evaluates each input on an engine compiled with only the files that can fire on it.
 
-    A file marked ``# streamwarden:requires facts.flink`` (the live, diff and gate rules) is
+    A file whose METADATA says ``custom.requires: [facts.flink]`` (the live, diff and gate rules) is
     left out when its condition fails: a static check does not pay for the rules that need a
     running job, a table or a base branch. Engines are compiled once per distinct file subset.
     In self-check mode (``STREAMWARDEN_SELF_CHECK=1``, set by the test suite) every input is also
