@@ -69,7 +69,7 @@ policy-test: setup
 	$(VENV)/bin/streamwarden policy test --coverage --threshold 90
 
 bench: setup
-	$(PY) tests/benchmarks/bench_check.py
+	$(PY) tests/benchmarks/run_all.py $(BENCH_ARGS)
 
 clean:
 	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache

@@ -8,7 +8,9 @@ peak RSS of the check process, and whether any JVM module was imported. Goals on
 machine: cold at most 2x the floor, warm at most 0.3x, peak RSS at most 300 MB (at 5,000
 contracts too: ``--contracts 5000``), no JVM.
 
-    python tests/benchmarks/bench_check.py [--contracts 1000] [--runs 3] [--keep DIR]
+    python tests/benchmarks/bench_check.py [--contracts 1000] [--runs 3] [--keep DIR] [--json FILE]
+
+``--json FILE`` also writes every measurement (seconds, MB) for ``run_all.py``.
 """
 
 from __future__ import annotations
@@ -161,6 +163,7 @@ def main() -> int:
     ap.add_argument("--runs", type=int, default=3)
     ap.add_argument("--no-deployment", action="store_true", help="contracts that name no deployment file")
     ap.add_argument("--keep", type=Path)
+    ap.add_argument("--json", type=Path, help="also write the measurements to this file")
     args = ap.parse_args()
     base = Path(tempfile.mkdtemp(prefix="sw-bench-"))
     directory = base / "contracts"
@@ -206,6 +209,22 @@ def main() -> int:
         print(f"summary:              {info.get('summary')}")
         if len(summaries) != 1:
             print(f"RESULTS DIFFER between runs: {sorted(summaries)}")
+        if args.json:
+            args.json.write_text(
+                json.dumps(
+                    {
+                        "contracts": n,
+                        "floor": floors,
+                        "cold": cold,
+                        "one_process": single,
+                        "warm": warm,
+                        "rss_mb": rss,
+                        "heavy_modules": info.get("heavy_modules") or [],
+                        "results_differ": len(summaries) != 1,
+                    }
+                ),
+                encoding="utf-8",
+            )
         ok_cold = statistics.median(cold) <= 2 * floor_s
         ok_warm = statistics.median(warm) <= 0.3 * floor_s
         ok_rss = max(rss.values()) <= 300 and not info.get("heavy_modules")

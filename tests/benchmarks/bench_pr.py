@@ -7,12 +7,16 @@ min-max of 3 runs of each command and their ratio. Goal: `check --base` at most 
 (both without the result cache), and with a warm result cache (a plain check of the base ran
 before) at most 1 s at 5,000 contracts (``--contracts 5000``).
 
-    python tests/benchmarks/bench_pr.py [--contracts 1000] [--runs 3]
+    python tests/benchmarks/bench_pr.py [--contracts 1000] [--runs 3] [--json FILE]
+
+Peak RSS of each kind of run is printed too (a fresh process per measurement); ``--json FILE``
+also writes every measurement for ``run_all.py``.
 """
 
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import shutil
 import statistics
@@ -57,18 +61,28 @@ def build(repo: Path, n: int) -> None:
     git(repo, "commit", "-q", "-am", "the pull request: one contract changes")
 
 
-def timed(repo: Path, *args: str) -> float:
+# a fresh wrapper per measurement: ru_maxrss of children is the largest process it waited for
+_WRAPPER = (
+    "import resource, subprocess, sys\n"
+    "p = subprocess.run(sys.argv[1:], capture_output=True, text=True)\n"
+    "sys.stderr.write(p.stderr)\n"
+    "print(p.returncode, resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss)\n"
+)
+PEAK: dict[str, float] = {}  # kind of run -> peak RSS (MB) of the check process and its workers
+
+
+def timed(repo: Path, *args: str, kind: str = "") -> float:
     t0 = time.perf_counter()
+    command = [sys.executable, "-m", "streamwarden.cli", "check", "--format", "json", "-o", os.devnull, *args]
     proc = subprocess.run(
-        [sys.executable, "-m", "streamwarden.cli", "check", "--format", "json", "-o", os.devnull, *args],
-        cwd=repo,
-        capture_output=True,
-        text=True,
-        check=False,
+        [sys.executable, "-c", _WRAPPER, *command], cwd=repo, capture_output=True, text=True, check=False
     )
     wall = time.perf_counter() - t0
-    if proc.returncode not in (0, 1):
-        raise SystemExit(f"check {' '.join(args)} failed ({proc.returncode}): {proc.stderr[-2000:]}")
+    code, _, rss = proc.stdout.strip().rpartition("\n")[2].partition(" ")
+    if code not in ("0", "1"):
+        raise SystemExit(f"check {' '.join(args)} failed ({code}): {proc.stderr[-2000:]}")
+    if kind:
+        PEAK[kind] = max(PEAK.get(kind, 0.0), int(rss) / 1024)
     return wall
 
 
@@ -76,6 +90,7 @@ def main() -> int:
     ap = argparse.ArgumentParser()
     ap.add_argument("--contracts", type=int, default=1000)
     ap.add_argument("--runs", type=int, default=3)
+    ap.add_argument("--json", type=Path, help="also write the measurements to this file")
     args = ap.parse_args()
     tmp = Path(tempfile.mkdtemp(prefix="sw-bench-pr-"))
     try:
@@ -87,15 +102,17 @@ def main() -> int:
         warm: list[float] = []
         cache = str(tmp / "cache")
         for i in range(args.runs):  # alternate the order, so neither gets the warmer cache
-            order = [(plain, ("--no-cache",)), (pr, ("--no-cache", "--base", "main"))]
-            for bucket, extra in order if i % 2 == 0 else reversed(order):
-                bucket.append(timed(repo, *extra))
+            order = [(plain, ("--no-cache",), "plain"), (pr, ("--no-cache", "--base", "main"), "--base")]
+            for bucket, extra, kind in order if i % 2 == 0 else reversed(order):
+                bucket.append(timed(repo, *extra, kind=kind))
             # the cache as the base branch's run left it (the pull request's one file differs)
             shutil.rmtree(cache, ignore_errors=True)
             git(repo, "checkout", "-q", "main")
-            timed(repo, "--cache", cache)
+            timed(repo, "--cache", cache, kind="plain, filling the cache")
             git(repo, "checkout", "-q", "feature")
-            warm.append(timed(repo, "--cache", cache, "--base", "main"))
+            warm.append(timed(repo, "--cache", cache, "--base", "main", kind="--base, warm cache"))
+        # the contract review (diff --base) and the review report of check --base
+        review = [timed(repo, "--no-cache", "--base", "main", "--format", "markdown", kind="--base --format markdown")]
         med_plain, med_pr = statistics.median(plain), statistics.median(pr)
         print(f"contracts:              {args.contracts} (one changed by the pull request), {os.cpu_count()} cores")
         print(f"check (plain):          median {med_plain:.2f} s   min-max {min(plain):.2f}-{max(plain):.2f} s")
@@ -107,6 +124,22 @@ def main() -> int:
             f"--base, warm cache:     median {med_warm:.2f} s   min-max {min(warm):.2f}-{max(warm):.2f} s   "
             f"(goal <= 1 s: {'met' if med_warm <= 1 else 'NOT met'})"
         )
+        print(f"--base, markdown review: {review[0]:.2f} s (no cache)")
+        print("peak RSS:               " + ", ".join(f"{k} {v:.0f} MB" for k, v in PEAK.items()))
+        if args.json:
+            args.json.write_text(
+                json.dumps(
+                    {
+                        "contracts": args.contracts,
+                        "plain": plain,
+                        "pr": pr,
+                        "warm": warm,
+                        "review": review,
+                        "rss_mb": PEAK,
+                    }
+                ),
+                encoding="utf-8",
+            )
         return 0
     finally:
         shutil.rmtree(tmp, ignore_errors=True)

@@ -5,12 +5,13 @@ For each width, builds a git repository whose one contract has N columns, commit
 branch changes one column's doc and adds one optional column. Prints the plain check, the check
 with --base, their ratio, and the growth from one width to the next (linear: ~2x when N doubles).
 
-    python tests/benchmarks/bench_wide_schema.py [--widths 1250 2500 5000]
+    python tests/benchmarks/bench_wide_schema.py [--widths 1250 2500 5000] [--json FILE]
 """
 
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import shutil
 import subprocess
@@ -58,7 +59,9 @@ def timed(repo: Path, *args: str) -> float:
 def main() -> int:
     ap = argparse.ArgumentParser()
     ap.add_argument("--widths", type=int, nargs="+", default=[1250, 2500, 5000])
+    ap.add_argument("--json", type=Path, help="also write the measurements to this file")
     args = ap.parse_args()
+    rows: list[dict[str, float]] = []
     tmp = Path(tempfile.mkdtemp(prefix="sw-bench-wide-"))
     previous: float | None = None
     try:
@@ -80,8 +83,11 @@ def main() -> int:
             pr = timed(repo, "--base", "main")
             growth = f"{pr / previous:.2f}x" if previous else "-"
             print(f"{n:>7} {plain:7.2f}s {pr:7.2f}s {pr / plain:5.2f}x {growth:>7}")
+            rows.append({"fields": n, "plain": plain, "base": pr})
             previous = pr
         print("goal: --base at most 3x plain, growth about 2x per doubling (linear)")
+        if args.json:
+            args.json.write_text(json.dumps(rows), encoding="utf-8")
         return 0
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
