@@ -15,7 +15,7 @@ from typing import Any
 
 from streamwarden import progress
 from streamwarden.errors import SetupError
-from streamwarden.facts.restore import retained_checkpoints
+from streamwarden.facts.restore import names_job, retained_checkpoints
 from streamwarden.facts.source import GatherContext, not_configured
 from streamwarden.iceberg.snapshots import branch_ancestry
 
@@ -60,10 +60,11 @@ def gather_live(
             table = None
             if has_table:
                 facts["iceberg"], table = iceberg.gather_table(contract, env, ctx)
-                ancestry, complete = branch_ancestry(table.table, "main") if table else ([], False)
-                retained = retained_checkpoints(facts.get("flink"), ancestry, complete) if table else []
-                if retained:  # no savepoint file is read: the section stays not configured
-                    facts["savepoint"] = {**not_configured(), "retained": retained}
+                flink_facts = facts.get("flink") or {}
+                if table is not None and names_job(flink_facts):  # the walk reads the whole branch
+                    retained = retained_checkpoints(flink_facts, *branch_ancestry(table.table, "main"))
+                    if retained:  # no savepoint file is read: the section stays not configured
+                        facts["savepoint"] = {**not_configured(), "retained": retained}
             if scans:  # one table, opened once, for the table facts and the scan
                 facts["data"] = spark_data.gather(contract, env, replace(ctx, table=table))
             if scans or has_table:

@@ -246,9 +246,14 @@ def retained_checkpoints(
     """``facts.savepoint.retained``: the retained checkpoints and savepoints Flink reports for the
     pipeline's job, each matched to the table snapshot of its checkpoint (SW-RET-007), along the
     branch ``ancestry`` (newest first; ``complete``: the walk reached the first snapshot)."""
-    if not flink or not flink.get("available") or not flink.get("job_id"):
+    if flink is None or not names_job(flink):
         return []
     return retained_matches(flink_entries(flink), ancestry, str(flink["job_id"]), complete=complete)
+
+
+def names_job(flink: Mapping[str, Any]) -> bool:
+    """Flink's facts are readable and name the pipeline's job (retained checkpoints can be matched)."""
+    return bool(flink.get("available") and flink.get("job_id"))
 
 
 def retained_matches(
