@@ -15,7 +15,7 @@ from click.testing import CliRunner, Result
 from conftest import CLEAN_CONTRACT
 from iceberg_tables import JOB_A, FlinkSink, Lake
 from savepoint_files import Operator, orders_job, write_savepoint
-from streamwarden.cli_recovery import evidence, gate
+from streamwarden.cli.recovery import evidence, gate
 from streamwarden.flink.uids import operator_id
 
 DAY_MS = 86_400_000

@@ -346,6 +346,6 @@ def test_real_opa_server_gives_the_same_findings_as_regorus(real_opa: str, monke
 
 
 def test_now_constant_matches_the_shared_now() -> None:
-    from streamwarden.cli import parse_now
+    from streamwarden.cli.common import parse_now
 
     assert parse_now(NOW) == NOW_MS

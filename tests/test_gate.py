@@ -214,7 +214,7 @@ def test_unusable_input_exits_2(repo: RecoveryRepo, args: tuple[str, ...], messa
 def test_unknown_pipeline_and_invalid_contract_exit_2(repo: RecoveryRepo) -> None:
     from click.testing import CliRunner
 
-    from streamwarden.cli_recovery import gate
+    from streamwarden.cli.recovery import gate
 
     result = CliRunner().invoke(gate, ["nope", "--env", "prod", "--config", str(repo.root / "streamwarden.yaml")])
     assert result.exit_code == 2 and "unknown pipeline 'nope' (known: orders-enrichment)" in result.output

@@ -31,7 +31,7 @@ from savepoint_files import (
     stateless_operator,
     write_savepoint,
 )
-from streamwarden.cli_recovery import savepoint
+from streamwarden.cli.recovery import savepoint
 from streamwarden.facts.savepoint import (
     SavepointError,
     SavepointNotFound,

@@ -1,7 +1,4 @@
-"""Recovery commands: ``savepoint inspect``, ``gate`` and ``evidence``. Registered on the main group
-by cli.py (``main.add_command(savepoint)``, ``main.add_command(gate)``, ``main.add_command(evidence)``).
-This module reuses cli.py's helpers (handle_errors, parse_now, ...) but imports cli.py only when a
-command runs, so cli.py can import it at the top without an import cycle.
+"""Recovery commands: ``savepoint inspect``, ``gate`` and ``evidence``.
 
 Exit codes: ``savepoint inspect`` 0, or 2 when the savepoint cannot be read; ``gate`` 0 allow,
 1 deny (missing facts, an existing savepoint that cannot be read included, deny: it fails closed),
@@ -12,91 +9,25 @@ decision), 2 unusable input.
 
 from __future__ import annotations
 
-import functools
-import re
 import sys
-from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import Any
 
 import click
 
-from streamwarden.errors import UsageError
-
-if TYPE_CHECKING:
-    from streamwarden.config import Config
-
-F = TypeVar("F", bound=Callable[..., Any])
-ENGINE_NAMES = ("regorus", "opa")  # as streamwarden.cli.ENGINE_NAMES
-config_option = click.option(
-    "--config", "config_path", metavar="FILE", help="streamwarden.yaml (default: ./streamwarden.yaml)."
+from streamwarden.cli.common import (
+    config_from,
+    config_option,
+    engine_option,
+    engine_options,
+    handle_errors,
+    now_or,
+    opa_url_option,
+    parse_time,
+    policy_option,
+    write,
 )
-
-
-def handle_errors(fn: F) -> F:
-    """streamwarden.cli.handle_errors, looked up when the command runs: exit 2 with a message, never a traceback."""
-
-    @functools.wraps(fn)
-    def wrapper(*args: Any, **kwargs: Any) -> Any:
-        from streamwarden import cli
-
-        return cli.handle_errors(fn)(*args, **kwargs)
-
-    return wrapper  # type: ignore[return-value]
-
-
-def parse_now(value: str | None) -> int | None:
-    from streamwarden import cli
-
-    return cli.parse_now(value)
-
-
-def _config(config_path: str | None) -> Config:
-    from streamwarden import cli
-
-    return cli._config(config_path)
-
-
-def _write(text: str, output: str | None) -> None:
-    """Every recovery verb's output, escaped by its renderer in report/ (savepoint uids, job ids and
-    table names come from files and servers): see streamwarden.escape."""
-    from streamwarden import cli
-
-    cli._write(text, output)
-
-
-_AGO = re.compile(r"^(\d+)(ms|s|m|h|d)$")
-
-
-def parse_time(value: str | None, flag: str, now_ms: int) -> int | None:
-    """An RFC 3339 time, or a duration before now (``6h``, ``90m``)."""
-    if not value:
-        return None
-    m = _AGO.match(value.strip())
-    if m:
-        from streamwarden.units import parse_duration
-
-        try:
-            since = now_ms - parse_duration(value.strip())
-        except ValueError as exc:
-            raise UsageError(f"{flag} {exc}", hint=f"e.g. {flag} 6h or {flag} 7d") from None
-        if since < 0:
-            raise UsageError(f"{flag} {value!r} reaches back before 1970", hint=f"e.g. {flag} 6h or {flag} 7d")
-        return since
-    try:
-        return parse_now(value)
-    except UsageError:
-        raise UsageError(
-            f"{flag} {value!r} is not an RFC 3339 time or a duration",
-            hint=f"e.g. {flag} 2026-11-25T12:00:00Z or {flag} 6h",
-        ) from None
-
-
-def _now(value: str | None) -> int:
-    from streamwarden.run import now_ms
-
-    parsed = parse_now(value)
-    return parsed if parsed is not None else now_ms()
+from streamwarden.errors import UsageError
 
 
 @click.group()
@@ -123,7 +54,7 @@ def inspect(path: str, contract_file: str | None, fmt: str, output: str | None) 
             raise UsageError("contract file does not exist", file=contract_file)
         contract = load_contract(p, Path.cwd()).data
     facts = savepoint_facts(load_savepoint(path), contract)
-    _write(render_json(facts) if fmt == "json" else render_text(facts), output)
+    write(render_json(facts) if fmt == "json" else render_text(facts), output)
 
 
 _common = [
@@ -136,24 +67,11 @@ _common = [
     click.option("--contracts", "paths", multiple=True, metavar="PATH", help="Where to look for the contract."),
     config_option,
     click.option("--output", "-o", metavar="FILE", help="Write to FILE instead of stdout."),
-    click.option(
-        "--policy", "policy_dirs", multiple=True, metavar="DIR", help="Add custom Rego policies (repeatable)."
-    ),
-    click.option(
-        "--engine", type=click.Choice(ENGINE_NAMES), default="regorus", show_default=True, help="Rego engine."
-    ),
-    click.option(
-        "--opa-url",
-        metavar="URL",
-        envvar="STREAMWARDEN_OPA_URL",
-        help="With --engine opa: the OPA server (or STREAMWARDEN_OPA_URL).",
-    ),
+    policy_option,
+    engine_option,
+    opa_url_option,
     click.option("--now", "now", metavar="TIME", help="Decide as of this RFC 3339 time (replays a decision)."),
 ]
-
-
-def _engine_options(engine: str, opa_url: str | None) -> dict[str, Any]:
-    return {"url": opa_url} if engine == "opa" and opa_url else {}
 
 
 def _with_common(fn: Any) -> Any:
@@ -201,21 +119,21 @@ def gate(
     from streamwarden.gate import run_gate
     from streamwarden.report.gate import render_json, render_markdown, render_text
 
-    config = _config(config_path)
+    config = config_from(config_path)
     result = run_gate(
         config,
         pipeline,
         env_name,
         restore_from,
-        _now(now),
+        now_or(now),
         rollback_to=rollback_to,
         paths=paths,
         policy_dirs=[Path(d) for d in policy_dirs],
         engine=engine,
-        engine_options=_engine_options(engine, opa_url),
+        engine_options=engine_options(engine, opa_url),
     )
     render = {"json": render_json, "markdown": render_markdown}.get(fmt, render_text)
-    _write(render(result), output)
+    write(render(result), output)
     sys.exit(result.exit_code)
 
 
@@ -252,8 +170,8 @@ def evidence(
     from streamwarden.evidence import build_evidence
     from streamwarden.report.evidence import render_json, render_markdown
 
-    config = _config(config_path)
-    now_ms = _now(now)
+    config = config_from(config_path)
+    now_ms = now_or(now)
     record = build_evidence(
         config,
         pipeline,
@@ -265,7 +183,7 @@ def evidence(
         paths=paths,
         policy_dirs=[Path(d) for d in policy_dirs],
         engine=engine,
-        engine_options=_engine_options(engine, opa_url),
+        engine_options=engine_options(engine, opa_url),
     )
-    _write(render_json(record) if fmt == "json" else render_markdown(record), output)
+    write(render_json(record) if fmt == "json" else render_markdown(record), output)
     sys.exit(record.exit_code)

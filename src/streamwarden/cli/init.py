@@ -1,6 +1,5 @@
 """``streamwarden init``: write a contract derived from deployment files, the running job and the
-live table (streamwarden.init). Registered on the main group by cli.py; imports cli.py only when
-the command runs.
+live table (streamwarden.init).
 
 Exit codes: 0 the contract was written (or printed with ``--dry-run``); 2 nothing to derive from,
 a source that cannot be read, an unknown environment, or an existing file without ``--force``.
@@ -8,29 +7,13 @@ a source that cannot be read, an unknown environment, or an existing file withou
 
 from __future__ import annotations
 
-import functools
 import time
-from collections.abc import Callable
 from pathlib import Path
-from typing import Any, TypeVar
 
 import click
 
+from streamwarden.cli.common import config_from, config_option, handle_errors
 from streamwarden.errors import UsageError
-
-F = TypeVar("F", bound=Callable[..., Any])
-
-
-def handle_errors(fn: F) -> F:
-    """streamwarden.cli.handle_errors, looked up when the command runs."""
-
-    @functools.wraps(fn)
-    def wrapper(*args: Any, **kwargs: Any) -> Any:
-        from streamwarden import cli
-
-        return cli.handle_errors(fn)(*args, **kwargs)
-
-    return wrapper  # type: ignore[return-value]
 
 
 @click.command("init")
@@ -49,7 +32,7 @@ def handle_errors(fn: F) -> F:
 @click.option("--output", "-o", metavar="FILE", help="Where to write (default: contracts/<name>.yaml).")
 @click.option("--dry-run", is_flag=True, help="Print the contract instead of writing it.")
 @click.option("--force", is_flag=True, help="Overwrite an existing file.")
-@click.option("--config", "config_path", metavar="FILE", help="streamwarden.yaml (default: ./streamwarden.yaml).")
+@config_option
 @handle_errors
 def init(
     more_files: tuple[str, ...],
@@ -64,13 +47,12 @@ def init(
 ) -> None:
     """Write a contract derived from deployment files and, with --env, from the running job and the
     live table. What cannot be derived is a TODO(...) that validate and check refuse until filled."""
-    from streamwarden.cli import _config
     from streamwarden.escape import terminal
     from streamwarden.init import InitRequest, derive
 
     if more_files and not deployment:
         raise UsageError(f"unexpected argument {more_files[0]!r}", hint="deployment files follow --from-deployment")
-    config = _config(config_path)
+    config = config_from(config_path)
     files = [Path(f) for f in (*deployment, *more_files)]
     for f in files:
         if not f.is_file():

@@ -1,0 +1,43 @@
+"""The command line: parse flags, call a verb, pick a reporter, exit with the decided code.
+
+``main`` is the ``streamwarden`` group (the console script ``streamwarden.cli:main``); each
+command lives in the module of its area and imports only verbs, reporters and the configuration:
+``check`` (validate, check, diff, facts), ``recovery`` (savepoint inspect, gate, evidence),
+``policy`` (policy test, policy doc), ``init``, ``schema``; ``common`` holds what they share. No
+command module imports this one, so there is no import cycle.
+
+Exit codes: 0 nothing at or above --fail-on; 1 findings at or above it; 2 unusable input (bad
+contract, bad flag, policy compile error, unknown pipeline). A traceback is never the message.
+"""
+
+from __future__ import annotations
+
+import click
+
+from streamwarden import __version__
+from streamwarden.cli import check as _check
+from streamwarden.cli import init as _init
+from streamwarden.cli import policy as _policy
+from streamwarden.cli import recovery as _recovery
+from streamwarden.cli import schema as _schema
+
+
+@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+@click.version_option(__version__, prog_name="streamwarden")
+def main() -> None:
+    """Policy-as-code for Flink jobs that write Iceberg tables: state, checkpoint and table contracts."""
+
+
+for _command in (
+    _check.validate,
+    _check.check,
+    _check.diff,
+    _check.facts,
+    _policy.policy,
+    _recovery.savepoint,
+    _recovery.gate,
+    _recovery.evidence,
+    _schema.schema,
+    _init.init,
+):
+    main.add_command(_command)

@@ -1,0 +1,153 @@
+"""What every command shares: the error handler (exit 2 with a message, never a traceback), the
+time flags, the configuration, writing a report, and the options spelt the same everywhere."""
+
+from __future__ import annotations
+
+import datetime as _dt
+import functools
+import os
+import re
+import sys
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any, TypeVar
+
+import click
+
+from streamwarden.config import Config, load_config
+from streamwarden.errors import StreamwardenError, UsageError
+from streamwarden.escape import log_text
+
+# kept in step with streamwarden.report.FORMATS and streamwarden.engine.ENGINES (cheap to import here)
+REPORT_FORMATS = ("text", "json", "sarif", "junit", "github", "markdown")
+ENGINE_NAMES = ("regorus", "opa")
+COLOR_CHOICES = ("auto", "always", "never")
+
+F = TypeVar("F", bound=Callable[..., Any])
+
+
+def fail(message: str) -> None:
+    """A message on stderr: secrets scrubbed, control characters and workflow commands defused
+    (escape.log_text; a file name or a server string may be part of it)."""
+    from streamwarden.secrets import scrub
+
+    click.echo(log_text(f"streamwarden: {scrub(message)}"), err=True)
+
+
+def handle_errors(fn: F) -> F:
+    @functools.wraps(fn)
+    def wrapper(*args: Any, **kwargs: Any) -> Any:
+        try:
+            return fn(*args, **kwargs)
+        except StreamwardenError as exc:
+            fail(exc.render())
+            sys.exit(2)
+        except (click.exceptions.Exit, click.ClickException, SystemExit, KeyboardInterrupt):
+            raise
+        except Exception as exc:  # a bug: say so plainly, never a traceback
+            fail(
+                f"internal error: {type(exc).__name__}: {exc} "
+                "(please report this; set STREAMWARDEN_DEBUG=1 for details)"
+            )
+            if os.environ.get("STREAMWARDEN_DEBUG"):
+                raise
+            sys.exit(2)
+
+    return wrapper  # type: ignore[return-value]
+
+
+def parse_now(value: str | None) -> int | None:
+    if not value:
+        return None
+    try:
+        when = _dt.datetime.fromisoformat(value.replace("Z", "+00:00"))
+    except ValueError:
+        raise UsageError(f"--now {value!r} is not an RFC 3339 time", hint="e.g. --now 2026-11-25T12:00:00Z") from None
+    if when.tzinfo is None:
+        when = when.replace(tzinfo=_dt.timezone.utc)
+    return int(when.timestamp() * 1000)
+
+
+def now_or(value: str | None) -> int:
+    """``--now`` in epoch ms, else the current time."""
+    from streamwarden.run import now_ms
+
+    parsed = parse_now(value)
+    return parsed if parsed is not None else now_ms()
+
+
+_AGO = re.compile(r"^(\d+)(ms|s|m|h|d)$")
+
+
+def parse_time(value: str | None, flag: str, now_ms: int) -> int | None:
+    """An RFC 3339 time, or a duration before now (``6h``, ``90m``)."""
+    if not value:
+        return None
+    m = _AGO.match(value.strip())
+    if m:
+        from streamwarden.units import parse_duration
+
+        try:
+            since = now_ms - parse_duration(value.strip())
+        except ValueError as exc:
+            raise UsageError(f"{flag} {exc}", hint=f"e.g. {flag} 6h or {flag} 7d") from None
+        if since < 0:
+            raise UsageError(f"{flag} {value!r} reaches back before 1970", hint=f"e.g. {flag} 6h or {flag} 7d")
+        return since
+    try:
+        return parse_now(value)
+    except UsageError:
+        raise UsageError(
+            f"{flag} {value!r} is not an RFC 3339 time or a duration",
+            hint=f"e.g. {flag} 2026-11-25T12:00:00Z or {flag} 6h",
+        ) from None
+
+
+def config_from(config_path: str | None) -> Config:
+    """``--config FILE``, else ./streamwarden.yaml (or the defaults when there is none)."""
+    return load_config(config_path, Path.cwd())
+
+
+def write(text: str, output: str | None, color: bool = False) -> None:
+    """A report to ``output`` or stdout. Each renderer escapes its own output (streamwarden.escape);
+    this is the last net: no configured secret value is ever written."""
+    from streamwarden.secrets import scrub
+
+    text = scrub(text, shapes=False)
+    if output:
+        try:
+            Path(output).write_text(text, encoding="utf-8")
+        except OSError as exc:
+            raise UsageError(f"cannot write output: {exc.strerror}", file=output) from None
+    else:
+        click.echo(text, nl=False, color=color or None)  # --color always keeps colour in a pipe
+
+
+def engine_options(engine: str, opa_url: str | None) -> dict[str, Any]:
+    """The engine's options from the flags: the OPA server's URL with ``--engine opa``."""
+    return {"url": opa_url} if engine == "opa" and opa_url else {}
+
+
+config_option = click.option(
+    "--config", "config_path", metavar="FILE", help="streamwarden.yaml (default: ./streamwarden.yaml)."
+)
+policy_option = click.option(
+    "--policy", "policy_dirs", multiple=True, metavar="DIR", help="Add custom Rego policies (repeatable)."
+)
+engine_option = click.option(
+    "--engine", type=click.Choice(ENGINE_NAMES), default="regorus", show_default=True, help="Rego engine."
+)
+opa_url_option = click.option(
+    "--opa-url",
+    metavar="URL",
+    envvar="STREAMWARDEN_OPA_URL",
+    help="With --engine opa: the OPA server, e.g. http://localhost:8181 (or STREAMWARDEN_OPA_URL).",
+)
+color_option = click.option(
+    "--color",
+    "color",
+    type=click.Choice(COLOR_CHOICES),
+    default="auto",
+    show_default=True,
+    help="Colour in the text report: auto (on a terminal, unless NO_COLOR is set), always (even with NO_COLOR), never.",
+)

@@ -1,0 +1,92 @@
+"""``policy test`` (the Rego unit tests, with coverage) and ``policy doc`` (the rule catalog).
+
+Exit codes: ``policy test`` 0 every test passed (and coverage is at or above --threshold), 1 a test
+failed or coverage is below it, 2 no test found or a policy that does not compile.
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import click
+
+from streamwarden.cli.common import config_from, handle_errors, write
+from streamwarden.errors import UsageError
+
+
+@click.group()
+def policy() -> None:
+    """Policy tooling: unit tests with coverage, the rule catalog."""
+
+
+@policy.command("test")
+@click.argument("dirs", nargs=-1)
+@click.option("--coverage", is_flag=True, help="Report line coverage per policy file.")
+@click.option(
+    "--threshold", type=float, default=0.0, help="With --coverage: fail when total coverage is below this percentage."
+)
+@click.option("--engine", type=click.Choice(["regorus", "opa-embedded"]), default="regorus", show_default=True)
+@click.option("--no-builtin", is_flag=True, help="Test only the given DIRs, not the built-in policies.")
+@click.option("--verbose", "-v", is_flag=True, help="List every test.")
+@handle_errors
+def policy_test(
+    dirs: tuple[str, ...], coverage: bool, threshold: float, engine: str, no_builtin: bool, verbose: bool
+) -> None:
+    """Run the Rego unit tests (test_* rules) of the built-in policies and of DIRs."""
+    from streamwarden.engine import load_policy_set
+    from streamwarden.engine.testing import run_tests
+
+    ps = load_policy_set([Path(d) for d in dirs], builtin=not no_builtin, root=Path.cwd())
+    run = run_tests(ps, engine, coverage, limits=config_from(None).limits)
+    for r in run.results:
+        if verbose or not r.passed:
+            status = "PASS" if r.passed else "FAIL"
+            click.echo(f"{status} {r.file}:{r.line} data.{r.package}.{r.name}")
+        if not r.passed:
+            if r.error:
+                click.echo(f"  error: {r.error}")
+            for line in r.source.splitlines():
+                click.echo(f"  | {line}")
+    passed = sum(1 for r in run.results if r.passed)
+    click.echo(f"{passed} passed, {len(run.failed)} failed ({run.engine})")
+    if coverage:
+        for path in sorted(run.coverage):
+            fc = run.coverage[path]
+            click.echo(
+                f"  {fc.percent:5.1f}%  {path}"
+                + (f"  not covered: {_ranges(sorted(fc.not_covered))}" if fc.not_covered else "")
+            )
+        total = run.total_coverage()
+        click.echo(f"coverage: {total:.1f}%")
+        if total < threshold:
+            click.echo(f"coverage {total:.1f}% is below the threshold {threshold:.1f}%", err=True)
+            sys.exit(1)
+    if not run.results:
+        raise UsageError("no test_* rules found")
+    sys.exit(1 if run.failed else 0)
+
+
+def _ranges(rows: list[int]) -> str:
+    out: list[str] = []
+    for r in rows:
+        if (out and out[-1].endswith(f"-{r - 1}")) or (out and out[-1] == str(r - 1)):
+            start = out[-1].split("-")[0]
+            out[-1] = f"{start}-{r}"
+        else:
+            out.append(str(r))
+    return ",".join(out)
+
+
+@policy.command("doc")
+@click.option("--output", "-o", metavar="FILE")
+@click.option("--policy", "policy_dirs", multiple=True, metavar="DIR", help="Include custom policies.")
+@click.option("--table", is_flag=True, help="Only the rule table (id, severity, title), as in the README.")
+@handle_errors
+def policy_doc(output: str | None, policy_dirs: tuple[str, ...], table: bool) -> None:
+    """The rule catalog as Markdown, from the policies' METADATA."""
+    from streamwarden.engine import load_policy_set
+    from streamwarden.report.catalog import render_catalog, rule_table
+
+    ps = load_policy_set([Path(d) for d in policy_dirs], root=Path.cwd())
+    write(rule_table(ps) if table else render_catalog(ps), output)
