@@ -47,7 +47,7 @@ def gather_recovery(
     branch: str = "main",
 ) -> RecoveryFacts:
     env = config.environment(env_name)  # an unknown environment is the caller's exit 2
-    ctx = GatherContext(config.root, now_ms, contract_file=contract.path, branch=branch)
+    ctx = GatherContext(config.root, now_ms, branch=branch)
     facts = gather_static_facts(contract, config.root)
     facts["flink"] = flink.gather(contract.data, env, ctx)
     out = RecoveryFacts(facts, branch=branch)
