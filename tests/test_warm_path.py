@@ -93,3 +93,32 @@ def test_shipped_schemas_are_valid_json_schemas() -> None:
     """The compiled fast check trusts the schema it compiles: a run does not check it again."""
     for name in (CONTRACT_SCHEMA, CONFIG_SCHEMA):
         jsonschema.Draft202012Validator.check_schema(load_schema(name))
+
+
+def test_the_review_of_a_pull_request_uses_the_cache_and_says_the_same(tmp_path: Path) -> None:
+    """check --base --format markdown|github: the contracts the pull request leaves as they are
+    come from the cache; the review (changed, reworded, added contracts) is the same."""
+    from tests.conftest import CLEAN_CONTRACT
+    from tests.gitrepo import Repo
+
+    repo = Repo(tmp_path)
+    repo.write("streamwarden.yaml", 'contracts: ["contracts/**/*.yaml"]\n')
+    for i in range(4):
+        repo.write(f"contracts/p{i}.yaml", CLEAN_CONTRACT.replace("orders-enrichment", f"p-{i}"))
+    repo.commit("base")
+    repo.branch("feature")
+    p1 = CLEAN_CONTRACT.replace("orders-enrichment", "p-1")
+    repo.write("contracts/p1.yaml", p1.replace("min_pause: 30s", "min_pause: 90s"))  # changed
+    repo.write("contracts/p2.yaml", "# reworded\n" + CLEAN_CONTRACT.replace("orders-enrichment", "p-2"))
+    repo.write("contracts/p4.yaml", CLEAN_CONTRACT.replace("orders-enrichment", "p-4"))  # added
+    repo.commit("the pull request")
+    for fmt in ("markdown", "github"):
+        outputs = []
+        for args in (("--no-cache",), (), ()):  # without the cache, filling it, from it
+            summary = tmp_path / f"summary-{fmt}-{len(outputs)}.md"
+            p = check(repo.path, *args, "--base", "main", "--format", fmt, env={"GITHUB_STEP_SUMMARY": str(summary)})
+            review = p.stdout if fmt == "markdown" else summary.read_text(encoding="utf-8")
+            assert "p-1" in review and "p-2" in review and "p-4" in review
+            outputs.append((p.stdout, review))
+        assert stats(p) == (2, 0)  # p0 and p3; the others are evaluated with their base
+        assert outputs[2] == outputs[0]

@@ -22,12 +22,19 @@ for the contract's):
 Not cached: live facts (a run with ``--env`` neither reads nor writes the cache), a contract that
 does not load (its errors are reported afresh), a contract a pull request changes (its base and
 history are part of its input; an unchanged one under unchanged policies is evaluated without its
-base, so its entry is the plain check's), runs that keep every input document (``diff``).
+base, so its entry is the plain check's), runs that keep every input document (``diff``). The
+contract review of ``check --base --format markdown|github`` uses the cache: its hits are the
+contracts the pull request leaves as they are, whose review entry is empty with or without
+their input.
 
 Entries are data, never code: one JSON file each, checked field by field when read (a file that
 is not a valid entry for its key is a miss and is overwritten), written to a temporary file and
 renamed into place, and read without following symbolic links. The directory is bounded
-(``MAX_ENTRIES``; the entries used least recently go first). A cache directory with files that git
+(``MAX_ENTRIES``; the entries used least recently go first). A run also leaves its entries in one
+*pack* (``packs/``, the ``MAX_PACKS`` most recent): the next run reads the newest pack once and
+looks each file up there first (the same run again, or in a pull request the base branch's run),
+then in its own file; a pack entry is checked exactly as an entry file is (key, fields, time,
+the files it read). A cache directory with files that git
 tracks is not used: a commit cannot plant results. In self-check mode
 (``STREAMWARDEN_SELF_CHECK=1``) every hit is evaluated again and a difference is an error.
 """

@@ -172,7 +172,11 @@ def run_check(config: Config, options: RunOptions) -> RunResult:
         # cannot point the check (and its credentials) at a host of its choosing
         ctx.env = (ctx.trusted_config or config).environment(options.environment)
     ctx.policy_set()
-    if options.cache_dir is not None and ctx.env is None and not options.keep_inputs:
+    # the contract review (check --base --format markdown|github) keeps each input's contract and
+    # base: a contract the cache may answer in a pull request is one the pull request leaves as it
+    # is, whose review entry is empty with or without its input (diff.review)
+    review = options.review_inputs and options.base_ref is not None
+    if options.cache_dir is not None and ctx.env is None and (not options.keep_inputs or review):
         ctx.cache = _open_cache(ctx, options.cache_dir)
     progress.set_total(len(files))
     order = {p: i for i, p in enumerate(files)}
