@@ -54,8 +54,8 @@ _durable_hint := "use a durable URI such as s3://, gs://, abfs:// or hdfs://"
 #     state: {operators: [{uid: dedup, kind: keyed, ttl: 24h}]}
 #     checkpoint: {mode: exactly_once}   # no interval: checkpointing is off
 deny contains f if {
+	not _interval_set # first: the reasons are messages, built only for a contract without an interval
 	count(_needs_checkpointing) > 0
-	not _interval_set
 	f := {
 		"rule": "SW-CKPT-001",
 		"message": sprintf(

@@ -26,9 +26,9 @@ _dep_checkpointing_on if data.streamwarden.deployment.repo_checkpointing_on
 
 # SW-CKPT-001 (repository side): the deployment does not checkpoint although it must.
 deny contains f if {
-	count(_dep_reasons) > 0
 	e := dep.setting("execution.checkpointing.interval")
-	dep.checkpointing_off(e)
+	dep.checkpointing_off(e) # first: the reasons are messages, built only when checkpointing is off
+	count(_dep_reasons) > 0
 	f := dep.finding(
 		"SW-CKPT-001", "execution.checkpointing.interval", e,
 		sprintf(
@@ -110,10 +110,10 @@ deny contains f if {
 
 # SW-CKPT-004 (repository side): checkpointing on, but no checkpoint directory.
 deny contains f if {
-	count(_dep_reasons) > 0
-	_dep_checkpointing_on
 	e := dep.setting("execution.checkpointing.dir")
 	e.value == null
+	_dep_checkpointing_on
+	count(_dep_reasons) > 0
 	storage := dep.setting("execution.checkpointing.storage")
 	storage.value != "jobmanager"
 	f := dep.finding(
@@ -135,9 +135,9 @@ _dep_retain_reasons contains "the contract declares checkpoint.externalized reta
 
 # SW-CKPT-005 (repository side)
 deny contains f if {
-	count(_dep_retain_reasons) > 0
 	e := dep.setting("execution.checkpointing.externalized-checkpoint-retention")
 	e.value != "retain_on_cancellation"
+	count(_dep_retain_reasons) > 0
 	reasons := sort([r | some r in _dep_retain_reasons])
 	f := dep.finding(
 		"SW-CKPT-005", "execution.checkpointing.externalized-checkpoint-retention", e,
@@ -172,9 +172,9 @@ warn contains f if {
 
 # SW-CKPT-007 (repository side)
 deny contains f if {
-	count(exactly_once_sinks) > 0
 	e := dep.setting("execution.checkpointing.mode")
 	e.value == "at_least_once"
+	count(exactly_once_sinks) > 0
 	f := dep.finding(
 		"SW-CKPT-007", "execution.checkpointing.mode", e,
 		sprintf("the repository %s, but sinks promise exactly-once delivery (%s): a restore can commit records twice; set it to EXACTLY_ONCE", [dep.repo_says(e, "enum"), concat(", ", exactly_once_sinks)]),
