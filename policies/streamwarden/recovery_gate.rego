@@ -1,13 +1,17 @@
 # Recovery (SW-REC): the restore side, read from facts.savepoint (the savepoint or retained
 # checkpoint to restore) and facts.savepoint.table (the table as of that checkpoint: the matching
-# snapshot, the replay window, the sink's idempotence, a named rollback target). Evaluated in
+# snapshot, the replay window, the sink's idempotence, a named rollback target). Those are facts:
+# whether the replay duplicates rows is decided here, by SW-REC-002, and nowhere else. Evaluated in
 # `gate` and `evidence`; SW-REC-001/004/005 live in recovery.rego.
-# streamwarden:requires facts.savepoint mode.gate
 package streamwarden.recovery
 
 import rego.v1
 
 import data.streamwarden.lib
+
+# METADATA
+# custom:
+#   requires: [facts.savepoint, mode.gate]
 
 _rg_sp := sp if {
 	sp := input.facts.savepoint
