@@ -3,10 +3,10 @@ snapshot matches it, what the restart replays, whether that duplicates rows, how
 back, who to tell, and which code version is restored (report/evidence.py renders it: Markdown for
 people, JSON for tooling).
 
-Built from the same facts as the gate (facts/recovery.py), and its verdict is the gate's own
-decision (``gate.decide``: the same evaluation, in gate mode), rendered, never decided again: a
-record and a gate run on the same pipeline, environment and savepoint give the same decision and
-the same reasons (a gap in the facts, SW-FACT-001, is a reason in both).
+Built on a gate run (``gate.run_gate``, with ``since_ms`` for what happened since the incident
+began): its facts (facts/recovery.py) are the record's, and its decision is the verdict, rendered,
+never decided again: a record and a gate run on the same pipeline, environment and savepoint give
+the same decision and the same reasons (a gap in the facts, SW-FACT-001, is a reason in both).
 """
 
 from __future__ import annotations
@@ -18,11 +18,10 @@ from pathlib import Path
 from typing import Any
 
 from streamwarden.config import Config
-from streamwarden.facts.recovery import RecoveryFacts, gather_recovery
+from streamwarden.facts.recovery import RecoveryFacts
 from streamwarden.facts.restore import rollback_commands
 from streamwarden.findings import Finding
-from streamwarden.gate import GateResult, decide, source_status
-from streamwarden.run import find_pipeline
+from streamwarden.gate import GateResult, run_gate, source_status
 
 SINCE_CAP = 200
 
@@ -53,20 +52,20 @@ def build_evidence(
     engine: str = "regorus",
     engine_options: dict[str, Any] | None = None,
 ) -> EvidenceRecord:
-    contract = find_pipeline(config, pipeline, paths)
-    rec = gather_recovery(
-        contract, config, env_name, now_ms, restore_from=restore_from, rollback_to=rollback_to, since_ms=since_ms
-    )
-    result = decide(
-        contract,
-        rec,
+    result = run_gate(
+        config,
+        pipeline,
         env_name,
+        restore_from,
         now_ms,
-        config=config,
+        rollback_to=rollback_to,
+        since_ms=since_ms,
+        paths=paths,
         policy_dirs=policy_dirs,
         engine=engine,
         engine_options=engine_options,
     )
+    rec, contract = result.recovery, result.contract
     facts = rec.facts
     data: dict[str, Any] = {
         "version": 1,

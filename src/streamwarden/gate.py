@@ -31,8 +31,8 @@ class GateResult:
     findings: list[Finding]
     input: dict[str, Any]
     now_ms: int
-    contract_file: str = ""
-    recovery: RecoveryFacts | None = field(default=None, repr=False)
+    contract: Contract = field(repr=False)  # what the evidence record reads beside the decision
+    recovery: RecoveryFacts = field(repr=False)
 
     @property
     def reasons(self) -> list[Finding]:
@@ -55,15 +55,21 @@ def run_gate(
     now_ms: int,
     *,
     rollback_to: str | None = None,
+    since_ms: int | None = None,
     paths: Sequence[str] = (),
     policy_dirs: Sequence[Path] = (),
     engine: str = "regorus",
     engine_options: dict[str, Any] | None = None,
 ) -> GateResult:
+    """The gate's decision on ``pipeline`` in ``env_name``: the contract found, its recovery facts
+    gathered (``since_ms``: also what the table and Flink did since then, for the evidence record),
+    then :func:`decide`. ``evidence.build_evidence`` renders this same result."""
     from streamwarden.run import find_pipeline
 
     contract = find_pipeline(config, pipeline, paths)
-    recovery = gather_recovery(contract, config, env_name, now_ms, restore_from=restore_from, rollback_to=rollback_to)
+    recovery = gather_recovery(
+        contract, config, env_name, now_ms, restore_from=restore_from, rollback_to=rollback_to, since_ms=since_ms
+    )
     return decide(
         contract,
         recovery,
@@ -89,7 +95,7 @@ def decide(
 ) -> GateResult:
     """The gate's decision on gathered recovery facts: every policy in ``gate`` mode (the one
     evaluation of check, run.evaluate_pipeline), waivers applied; deny when an unwaived error
-    remains. ``evidence`` renders this same decision."""
+    remains."""
     from streamwarden.run import evaluate_one
 
     findings, doc = evaluate_one(
@@ -104,7 +110,7 @@ def decide(
         engine_options=engine_options,
     )
     decision = "deny" if any(f.counts and f.severity == "error" for f in findings) else "allow"
-    return GateResult(contract.name, env_name, decision, findings, doc, now_ms, contract.file, recovery)
+    return GateResult(contract.name, env_name, decision, findings, doc, now_ms, contract, recovery)
 
 
 def source_status(facts: dict[str, Any]) -> dict[str, Any]:
