@@ -15,9 +15,10 @@ import data.streamwarden.lib
 # custom:
 #   requires: [facts.deployment]
 
-# The deployment package's rules, named once here by their full path: regorus evaluates a rule
-# reached through the `dep` import as part of the whole imported document; a full path, or a
-# function call such as dep.setting, is a lookup.
+# The deployment package's rules, named once here by their full path: on regorus a body that
+# reaches a rule through the `dep` import costs about as much as evaluating the whole deployment
+# document (measured alone: 0.18 ms, against 0.06 ms by full path); function calls such as
+# dep.setting do not pay it.
 _dep_reasons := sort([r | some r in data.streamwarden.deployment.checkpointing_reasons])
 
 _dep_ckpt_settings := data.streamwarden.deployment.ckpt_settings

@@ -102,8 +102,8 @@ _first_in_sorted(s, k) if {
 }
 
 # --- helpers the rule files share -------------------------------------------------------------
-# Functions, not rules: regorus evaluates a rule reached through an import (`lib.x`) as part of
-# the whole imported document; a function call (or a full `data.` path) is a lookup.
+# Functions, not rules: on regorus, a rule reached through an import (`lib.x`) costs about as much
+# as evaluating the whole imported document; a function call, or a full `data.` path, does not.
 
 # finding(rule, path, message, evidence, extra): the element every rule emits,
 # {"rule", "message", "path", "evidence"}, plus the fields of extra ("source", "value", "file",

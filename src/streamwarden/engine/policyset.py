@@ -172,8 +172,6 @@ def parse_requires(metadata: list[MetadataBlock], source: str, display: str) -> 
     """The file's ``custom.requires`` conditions (at most one METADATA block declares them). The
     comment form this replaced (``# streamwarden:requires``) is an error, never silently ignored."""
     legacy = _LEGACY_REQUIRES.search(source)
-    if legacy and "recovery_gate.rego" in display:  # TEMPORARY until that file moves to METADATA
-        return ("facts.savepoint", "mode.gate")
     if legacy:
         raise PolicyError(
             "`# streamwarden:requires` is no longer read: declare the conditions in METADATA (custom.requires)",
@@ -190,7 +188,7 @@ def parse_requires(metadata: list[MetadataBlock], source: str, display: str) -> 
         return ()
     if len(found) > 1:
         raise PolicyError(
-            f"custom.requires is declared twice in one file (first above line {found[0][1]})",
+            f"custom.requires is declared twice in one file (first at line {found[0][1]})",
             file=display,
             line=found[1][1],
             hint="the conditions are the file's: declare them once, in a block above its first rule",
