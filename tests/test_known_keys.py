@@ -81,3 +81,28 @@ def test_hadoop_keys_passed_through_flink_are_known(tmp_path: Path) -> None:
     repo = make_repo(tmp_path / "repo", ["deploy/flink-conf.yaml"], {"deploy/flink-conf.yaml": conf})
     _, findings = check(repo)
     assert [f["path"] for f in findings if f["rule"] == "SW-DEPLOY-001"] == ["flink.hadop.dfs.replication"]
+
+
+def test_gate_and_evidence_honour_the_known_keys_of_streamwarden_yaml(tmp_path: Path) -> None:
+    """gate and evidence judge the deployment files with the same known keys as check: a key
+    `flink.known_keys` declares is not SW-DEPLOY-001 there either (they once read the files with
+    the built-in key sets only, so a deploy was warned about what the pull request passed)."""
+    import yaml
+    from tests.cli import sw
+
+    from recovery_repo import RecoveryRepo
+
+    conf = CLEAN_FLINK_CONF + "acme.retries: 3\nacmee.x: 1\n"
+    repo = RecoveryRepo(tmp_path)
+    repo.commit(1, 20)
+    make_repo(repo.root, ["deploy/flink-conf.yaml"], {"deploy/flink-conf.yaml": conf}, repo.contract_text)
+    config_file = repo.root / "streamwarden.yaml"
+    config = yaml.safe_load(config_file.read_text())
+    config["flink"] = {"known_keys": ["acme.*"]}
+    config_file.write_text(yaml.safe_dump(config))
+    common = ("--env", "prod", "--now", repo.now_arg(), "--format", "json")
+    gate = sw("gate", "orders-enrichment", *common, cwd=repo.root).json()
+    record = sw("evidence", "orders-enrichment", *common, cwd=repo.root).json()["verdict"]
+    for doc in (gate, record):
+        unknown = [f["path"] for f in doc["reasons"] + doc["warnings"] if f["rule"] == "SW-DEPLOY-001"]
+        assert unknown == ["acmee.x"], doc

@@ -48,7 +48,7 @@ def gather_recovery(
 ) -> RecoveryFacts:
     env = config.environment(env_name)  # an unknown environment is the caller's exit 2
     ctx = GatherContext(config.root, now_ms, branch=branch)
-    facts = gather_static_facts(contract, config.root)
+    facts = gather_static_facts(contract, config.root, config.flink_known_keys)
     facts["flink"] = flink.gather(contract.data, env, ctx)
     out = RecoveryFacts(facts, branch=branch)
     facts["iceberg"], table = iceberg.gather_table(contract.data, env, ctx)
