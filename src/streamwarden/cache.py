@@ -186,21 +186,41 @@ def deployment_paths(contract_data: dict[str, Any], contract_path: Path) -> list
 def file_state(path: str) -> str:
     """What a dependency holds: the hash of its bytes, ``missing`` or ``other`` (not a regular
     file, unreadable); its resolved location is part of it (a symbolic link moved elsewhere)."""
-    from streamwarden.contracts.load import resolved as resolve
-
     try:
-        resolved = str(resolve(Path(path)))
-        st = os.stat(resolved)
+        st = os.stat(path)
     except OSError:
         return "missing"
     if not stat.S_ISREG(st.st_mode):
+        return "other"  # a FIFO or a device is not opened
+    try:
+        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
+    except OSError:
         return "other"
     try:
-        with open(resolved, "rb") as fh:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            return "other"
+        where = _opened_path(fd)
+        if where is None:
+            from streamwarden.contracts.load import resolved
+
+            where = str(resolved(Path(path)))
+        with os.fdopen(fd, "rb", closefd=False) as fh:
             data = fh.read()
     except OSError:
         return "other"
-    return _sha(resolved, data)
+    finally:
+        os.close(fd)
+    return _sha(where, data)
+
+
+def _opened_path(fd: int) -> str | None:
+    """Where an open file is, symbolic links resolved (Linux: one readlink of /proc/self/fd,
+    cheaper than resolving the path a part at a time); None where that is not available."""
+    try:
+        where = os.readlink(f"/proc/self/fd/{fd}")
+    except OSError:
+        return None
+    return where if where.startswith("/") and not where.endswith(" (deleted)") else None
 
 
 @dataclass

@@ -272,7 +272,7 @@ def _walk_yaml(directory: Path) -> list[Path]:
         dirnames[:] = sorted(d for d in dirnames if d not in _SKIP_DIRS and not d.startswith("."))
         for name in sorted(filenames):
             if name.endswith((".yaml", ".yml")) and name not in _CONFIG_NAMES:
-                out.append(Path(dirpath) / name)
+                out.append(Path(os.path.join(dirpath, name)))
     return out
 
 
@@ -306,6 +306,7 @@ def _looks_like_text(path: Path, text: str) -> bool:
 
 # a top-level `kind: Word` line, and what else can start a top-level key or document
 _TOP_KIND = re.compile(r"^kind:[ \t]*([A-Za-z][A-Za-z0-9.]*)[ \t]*(?:#.*)?$", re.MULTILINE)
+_KIND_WORD = re.compile(r"^kind\b", re.MULTILINE)
 _TOP_OTHER = re.compile(r"^(?:---[ \t]*)?[\"'{\[?!&*|>%]", re.MULTILINE)
 
 
@@ -317,7 +318,7 @@ def _other_kind(text: str) -> bool:
     if "streamwarden" in text.lower() or _TOP_OTHER.search(text):
         return False
     kinds = _TOP_KIND.findall(text)
-    lines = len(re.findall(r"^kind\b", text, re.MULTILINE))
+    lines = len(_KIND_WORD.findall(text))
     return bool(kinds) and len(kinds) == lines and not any(near_kind(k) for k in kinds)
 
 
