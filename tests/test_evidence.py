@@ -120,12 +120,6 @@ def test_rollback_command_really_puts_the_table_back_to_checkpoint_12(incident: 
     assert [r["rule"] for r in after["verdict"]["reasons"]] == ["SW-TABLE-005"]
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="product bug (issue #14 point 7): the printed pyiceberg command calls load_catalog('lake') with no "
-    "properties, so it only runs where ~/.pyiceberg.yaml or PYICEBERG_CATALOG__LAKE__* configure the catalog; "
-    "a catalog configured in streamwarden.yaml (the documented way) is unknown to it",
-)
 def test_rollback_command_runs_as_printed_with_the_catalog_of_streamwarden_yaml(
     incident: RecoveryRepo, tmp_path: Path
 ) -> None:
@@ -219,3 +213,34 @@ def test_unknown_environment_exits_2(incident: RecoveryRepo) -> None:
 def test_bad_since_exits_2(incident: RecoveryRepo) -> None:
     result = incident.run("evidence", "--since", "yesterday")
     assert result.exit_code == 2 and "--since 'yesterday' is not an RFC 3339 time or a duration" in result.output
+
+
+def test_rollback_commands_quote_every_contract_value(tmp_path: Path) -> None:
+    """A table identifier may hold quotes, `$(...)` and backticks (the contract schema only rules
+    out whitespace): the printed commands keep them as data. The shell runs no substitution, the
+    Python line's literal is the identifier, the Spark SQL literal and names are quoted; a secret
+    catalog property is never printed, only the variable that supplies it."""
+    import ast
+    import shlex
+
+    from streamwarden.facts.restore import rollback_commands
+    from streamwarden.iceberg.catalog import public_properties
+
+    identifier = "sales.o'$(touch${IFS}pwned)`touch${IFS}pwned2`\""
+    public, withheld = public_properties({"uri": "sqlite:////lake/c.db", "token": "s3cr3t-t0ken", "s3.endpoint": "x"})
+    assert public == {"uri": "sqlite:////lake/c.db", "s3.endpoint": "x"} and withheld == ["token"]
+    commands = rollback_commands("my-lake", identifier, 42, properties=public, withheld=withheld)
+    assert "s3cr3t" not in str(commands)
+    words = shlex.split(commands["pyiceberg"])
+    assert words[:2] == ["python", "-c"] and len(words) == 3
+    call = ast.parse(words[2]).body[1].value  # ....commit()
+    literals = [n.value for n in ast.walk(call) if isinstance(n, ast.Constant)]
+    assert identifier in literals and "my-lake" in literals and 42 in literals
+    assert "# secrets from the environment: PYICEBERG_CATALOG__MY_LAKE__TOKEN" in words[2]
+    done = subprocess.run(["bash", "-c", commands["pyiceberg"].replace("python", "true", 1)], cwd=tmp_path, check=False)
+    assert done.returncode == 0 and not list(tmp_path.iterdir())  # nothing was substituted or run
+    assert commands["spark_sql"] == (
+        "CALL `my-lake`.system.rollback_to_snapshot('sales.o\\'$(touch${IFS}pwned)`touch${IFS}pwned2`\"', 42)"
+    )
+    branch = rollback_commands("lake", "sales.orders", 7, branch="audit`x")
+    assert branch == {"spark_sql": "ALTER TABLE lake.sales.orders REPLACE BRANCH `audit``x` AS OF VERSION 7"}

@@ -158,7 +158,14 @@ def _table(rec: RecoveryFacts, facts: dict[str, Any]) -> dict[str, Any] | None:
             "snapshot_id": target["snapshot_id"],
             "timestamp_ms": target["timestamp_ms"],
             "checkpoint_id": target["checkpoint_id"],
-            "commands": rollback_commands(str(rec.catalog), str(rec.identifier), target["snapshot_id"], rec.branch),
+            "commands": rollback_commands(
+                str(rec.catalog),
+                str(rec.identifier),
+                target["snapshot_id"],
+                rec.branch,
+                rec.catalog_properties,
+                rec.withheld_properties,
+            ),
             "discards": (plan.get("discarded_by_rollback") or {}).get("snapshots", 0),
             "named": plan.get("rollback_target"),
         }

@@ -22,6 +22,7 @@ from streamwarden.facts.restore import restore_plan, retained_checkpoints, sink_
 from streamwarden.facts.source import GatherContext
 from streamwarden.facts.static import gather_static_facts
 from streamwarden.flink.uids import declared_uids
+from streamwarden.iceberg.catalog import public_properties
 from streamwarden.iceberg.snapshots import branch_ancestry
 
 
@@ -30,6 +31,8 @@ class RecoveryFacts:
     facts: dict[str, Any]
     catalog: str | None = None
     identifier: str | None = None
+    catalog_properties: dict[str, str] = field(default_factory=dict)  # what a printed command may carry
+    withheld_properties: list[str] = field(default_factory=list)  # secrets: left to the environment
     branch: str = "main"
     ancestry: list[dict[str, Any]] = field(default_factory=list)  # newest first
     ancestry_complete: bool = False
@@ -54,6 +57,7 @@ def gather_recovery(
     facts["iceberg"], table = iceberg.gather_table(contract.data, env, ctx)
     if table is not None:
         out.catalog, out.identifier = table.catalog, table.identifier
+        out.catalog_properties, out.withheld_properties = public_properties(table.props)
         out.ancestry, out.ancestry_complete = branch_ancestry(table.table, branch)
     location = restore_from or (_candidate_before(facts["flink"], since_ms) if since_ms is not None else None)
     source = "restore_from" if restore_from else "flink_newest_before_since"

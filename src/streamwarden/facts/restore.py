@@ -16,6 +16,8 @@ table's lineage names.
 
 from __future__ import annotations
 
+import re
+import shlex
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
@@ -213,19 +215,51 @@ def _rollback(
     return out
 
 
-def rollback_commands(catalog: str, identifier: str, snapshot_id: int, branch: str = "main") -> dict[str, str]:
-    """The exact commands that put ``identifier`` back to ``snapshot_id``."""
+def rollback_commands(
+    catalog: str,
+    identifier: str,
+    snapshot_id: int,
+    branch: str = "main",
+    properties: Mapping[str, str] | None = None,
+    withheld: Sequence[str] = (),
+) -> dict[str, str]:
+    """The exact commands that put ``identifier`` back to ``snapshot_id``, safe to paste: every
+    contract value is quoted for where it goes (a Spark SQL identifier or string literal, a Python
+    literal, one shell word). The pyiceberg line carries the catalog's ``properties`` (those of
+    streamwarden.yaml that are not secrets); the ``withheld`` ones are named in a comment, to be
+    given as PYICEBERG_CATALOG__<CATALOG>__<KEY> variables, which PyIceberg merges in."""
+    table = ".".join(_sql_name(part) for part in [catalog, *identifier.split(".")])
     if branch != "main":
-        return {
-            "spark_sql": f"ALTER TABLE {catalog}.{identifier} REPLACE BRANCH `{branch}` AS OF VERSION {snapshot_id}"
-        }
+        return {"spark_sql": f"ALTER TABLE {table} REPLACE BRANCH {_sql_name(branch)} AS OF VERSION {snapshot_id}"}
+    code = (
+        "from pyiceberg.catalog import load_catalog; "
+        f"load_catalog({catalog!r}, **{dict(properties or {})!r}).load_table({identifier!r})"
+        f".manage_snapshots().rollback_to_snapshot({int(snapshot_id)}).commit()"
+    )
+    if withheld:
+        env = ", ".join(_env_name(catalog, key) for key in withheld)
+        code += f"  # secrets from the environment: {env}"
     return {
-        "spark_sql": f"CALL {catalog}.system.rollback_to_snapshot('{identifier}', {snapshot_id})",
-        "pyiceberg": (
-            f"python -c \"from pyiceberg.catalog import load_catalog; load_catalog('{catalog}')"
-            f".load_table('{identifier}').manage_snapshots().rollback_to_snapshot({snapshot_id}).commit()\""
-        ),
+        "spark_sql": f"CALL {_sql_name(catalog)}.system.rollback_to_snapshot({_sql_string(identifier)}, {snapshot_id})",
+        "pyiceberg": f"python -c {shlex.quote(code)}",
     }
+
+
+def _sql_name(name: str) -> str:
+    """A Spark SQL identifier: as is when plain, else in backticks (a backtick doubled)."""
+    if re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", name):
+        return name
+    return "`" + name.replace("`", "``") + "`"
+
+
+def _sql_string(text: str) -> str:
+    """A Spark SQL string literal: single quotes, a quote or backslash escaped."""
+    return "'" + text.replace("\\", "\\\\").replace("'", "\\'") + "'"
+
+
+def _env_name(catalog: str, key: str) -> str:
+    """PyIceberg's environment variable for a catalog property: ``.`` is ``__``, ``-`` is ``_``."""
+    return f"PYICEBERG_CATALOG__{catalog.replace('-', '_').upper()}__{key.replace('.', '__').replace('-', '_').upper()}"
 
 
 def flink_entries(flink: Mapping[str, Any]) -> list[dict[str, Any]]:

@@ -55,6 +55,24 @@ def secret_values(props: Mapping[str, Any]) -> list[str]:
     return out
 
 
+def public_properties(props: Mapping[str, Any]) -> tuple[dict[str, str], list[str]]:
+    """The catalog properties a printed command may carry, and the names of those it may not: a
+    property whose name suggests a secret, or whose value holds a credential (a URL's password,
+    query values, token-like path segments), is left to the environment."""
+    hidden = set(secret_values(props))
+    public: dict[str, str] = {}
+    withheld: list[str] = []
+    for k, v in props.items():
+        if v in (None, ""):
+            continue
+        value = str(v)
+        if _SECRET_KEY.search(str(k)) or any(h in value for h in hidden):
+            withheld.append(str(k))
+        else:
+            public[str(k)] = value
+    return public, withheld
+
+
 def redact(text: str, props: Mapping[str, Any] | None = None) -> str:
     """Remove secrets from a message: secret property values (and their prefixes), URL
     user:password@, signed query strings, credential shapes (``streamwarden.secrets.scrub``)."""
