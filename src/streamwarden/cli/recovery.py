@@ -27,7 +27,6 @@ from streamwarden.cli.common import (
     policy_option,
     write,
 )
-from streamwarden.errors import UsageError
 
 
 @click.group()
@@ -43,17 +42,10 @@ def savepoint() -> None:
 @handle_errors
 def inspect(path: str, contract_file: str | None, fmt: str, output: str | None) -> None:
     """Operators in a savepoint or retained checkpoint (PATH: its directory, its _metadata, or a URI)."""
-    from streamwarden.contracts import load_contract
-    from streamwarden.facts.savepoint import load_savepoint, savepoint_facts
+    from streamwarden.facts.savepoint import inspect_savepoint
     from streamwarden.report.savepoint import render_json, render_text
 
-    contract = None
-    if contract_file:
-        p = Path(contract_file)
-        if not p.is_file():
-            raise UsageError("contract file does not exist", file=contract_file)
-        contract = load_contract(p, Path.cwd()).data
-    facts = savepoint_facts(load_savepoint(path), contract)
+    facts = inspect_savepoint(path, contract_file)
     write(render_json(facts) if fmt == "json" else render_text(facts), output)
 
 

@@ -291,6 +291,21 @@ def savepoint_facts(
     return facts
 
 
+def inspect_savepoint(location: str, contract_file: str | None = None) -> dict[str, Any]:
+    """What ``savepoint inspect`` shows: the savepoint's operators, matched to the uids of the
+    contract in ``contract_file`` when one is given (a missing file is a UsageError, exit 2)."""
+    from streamwarden.contracts import load_contract
+    from streamwarden.errors import UsageError
+
+    contract = None
+    if contract_file:
+        p = Path(contract_file)
+        if not p.is_file():
+            raise UsageError("contract file does not exist", file=contract_file)
+        contract = load_contract(p, Path.cwd()).data
+    return savepoint_facts(load_savepoint(location), contract)
+
+
 def match_declared(facts: dict[str, Any], declared: list[dict[str, Any]]) -> None:
     """Mark each operator with the declared uid that hashes to its id, and, for a stateful operator
     no declared uid claims, the closest declared uid (edit distance to its recorded uid, v5+) or
