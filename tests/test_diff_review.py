@@ -128,3 +128,27 @@ def test_a_comment_only_edit_reads_no_change_in_meaning(tmp_path: Path) -> None:
     comment = sw("check", "--base", "main", "--format", "markdown", "--now", NOW, cwd=repo.path)
     assert comment.code == 0, comment
     assert "No change in meaning" in comment.stdout
+
+
+def test_the_review_and_the_pull_request_comment_show_the_same_change_table(tmp_path: Path) -> None:
+    head = (
+        CLEAN_CONTRACT.replace("interval: 60s", "interval: 45s")
+        .replace("{name: order_id, type: long,", "{name: order_id, type: int,")
+        .replace('    - {name: amount, type: "decimal(12,2)", id: 2}\n', "")
+    )
+    repo = _pull_request(tmp_path, CLEAN_CONTRACT, head)
+    review = _review(repo, "markdown").stdout
+    comment = sw("check", "--base", "main", "--format", "markdown", "--now", NOW, cwd=repo.path)
+    assert comment.code == 1, comment
+
+    def table(text: str) -> list[str]:
+        lines = text.splitlines()
+        start = lines.index("| class | field | change | before | after | why | consumers |")
+        end = next((i for i in range(start, len(lines)) if not lines[i].startswith("|")), len(lines))
+        return lines[start:end]
+
+    rows = table(review)
+    assert rows == table(comment.stdout)
+    assert [r.split(" | ")[0] for r in rows[2:]] == ["| 🔴 breaking", "| 🟡 coordinate", "| 🟢 safe"]
+    assert "| `table.schema[0].type` | changed | `long` | `int` | SW-SCHEMA-002: " in rows[2]
+    assert "| `checkpoint.interval` | changed | `60000` | `45000` |" in rows[4]

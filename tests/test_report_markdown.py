@@ -12,6 +12,7 @@ from tests.reporting import EXAMPLES, findings_json, make_finding, run_check
 from streamwarden.findings import Finding
 from streamwarden.report import Report
 from streamwarden.report.markdown import MARKER, MarkdownReporter, cell, code
+from streamwarden.report.review import value_cell
 
 
 @pytest.fixture(scope="module")
@@ -109,11 +110,31 @@ def test_the_contract_review_is_rendered_when_a_diff_is_given() -> None:
     text = MarkdownReporter().render(Report(findings=[finding()], pipelines=["orders"], diff=DIFF))
     review = text[text.index("### Contract changes") :]
     assert "#### 🛑 orders: changed (1 breaking, 1 coordinate, 1 safe)" in review
-    rows = [line for line in review.splitlines() if line.startswith("| **")]
-    assert [r.split("|")[1].strip() for r in rows] == ["**breaking**", "**coordinate**", "**safe**"]
+    rows = [line for line in review.splitlines() if line.startswith(("| 🔴", "| 🟡", "| 🟢"))]
+    assert [r.split("|")[1].strip() for r in rows] == ["🔴 breaking", "🟡 coordinate", "🟢 safe"]
     assert "SW-SCHEMA-001: narrowing" in rows[0] and "finance, fraud" in rows[0]
-    assert '`"long"`' in rows[0] and '`"int"`' in rows[0]
+    assert "| `long` | `int` |" in rows[0] and "| `3` | `4` |" in rows[1]
     assert "#### ✅ clicks: added" in review
+
+
+@pytest.mark.parametrize(
+    ("value", "shown"),
+    [
+        (None, "—"),
+        ("long", "`long`"),
+        ("decimal(12,2)", "`decimal(12,2)`"),
+        ("3", '`"3"`'),  # a string that reads as a number, a boolean or null is quoted
+        (3, "`3`"),
+        ("true", '`"true"`'),
+        ("", '`""`'),
+        (" padded", '`" padded"`'),
+        ({"b": 1, "a": [2]}, '`{"a": [2], "b": 1}`'),
+        ("x" * 80, f"`{'x' * 80}`"),
+        ("x" * 81, f"`{'x' * 79}…`"),
+    ],
+)
+def test_a_changed_value_is_shown_as_written_quoted_only_where_it_would_read_as_another(value: Any, shown: str) -> None:
+    assert value_cell(value) == shown
 
 
 def test_no_review_section_without_a_diff_and_an_empty_review_says_so() -> None:
@@ -163,7 +184,7 @@ def test_check_with_base_puts_the_contract_review_in_the_comment_and_the_job_sum
     assert comment.exit_code == 0, comment.output
     review = comment.stdout[comment.stdout.index("### Contract changes") :]
     assert "#### ✅ orders-enrichment: changed (1 safe)" in review
-    assert "| **safe** | `checkpoint.interval` | changed | `60000` | `45000` |" in review
+    assert "| 🟢 safe | `checkpoint.interval` | changed | `60000` | `45000` |" in review
     summary = tmp_path / "summary.md"
     run_check("--base", "main", "--format", "github", cwd=repo.path, env={"GITHUB_STEP_SUMMARY": str(summary)})
     assert summary.read_text(encoding="utf-8") == comment.stdout + "\n"

@@ -2,7 +2,8 @@
 
 Per pipeline, findings by severity; waived findings with their reason, expiry and approver;
 baselined findings collapsed; the contract review (``report.diff``, the ``pipelines`` list of
-``diff --format json``) when present. Contract values reach this text from a pull request, so every
+``diff --format json``) when present, its tables those of ``diff --format markdown``
+(``review.change_rows``). Contract values reach this text from a pull request, so every
 one goes through ``escape.cell`` or ``escape.code`` (no HTML, no links, no @-mentions, no workflow
 command). The whole comment, headers and footer included, stays within GitHub's 65,536-character
 limit: when it would not, it is cut after the last row that fits, and a notice says how much is
@@ -11,13 +12,14 @@ missing and where the full report is.
 
 from __future__ import annotations
 
-import json
 from typing import Any
 
 from streamwarden import __version__
+from streamwarden.diff import CLASS_ORDER
 from streamwarden.escape import cell, code
 from streamwarden.findings import Finding, exit_code
 from streamwarden.report.interface import Report, Reporter
+from streamwarden.report.review import CHANGE_HEADING, change_rows
 
 MARKER = "<!-- streamwarden -->"
 MAX_CHARS = 65_536  # GitHub refuses a comment longer than this
@@ -27,7 +29,6 @@ COMMENT_FULL_REPORT = (
     "`streamwarden.sarif`); locally, `streamwarden check --format json`"
 )
 _SECTIONS = (("error", "Errors"), ("warning", "Warnings"), ("info", "Info"))
-_CLASS_ORDER = {"breaking": 0, "coordinate": 1, "safe": 2}
 
 __all__ = ["MARKER", "MAX_CHARS", "SUMMARY_MAX_CHARS", "MarkdownReporter", "cell", "code"]
 
@@ -279,24 +280,15 @@ def _errors_section(report: Report, budget: _Budget) -> list[str]:
     return budget.table(heading, rows, [""])
 
 
-def _value(v: Any) -> str:
-    if v is None:
-        return "—"
-    text = json.dumps(v, ensure_ascii=False, sort_keys=True, default=str)
-    return code(text if len(text) <= 80 else text[:77] + "...")
-
-
 def _diff_section(diff: list[dict[str, Any]], budget: _Budget) -> list[str]:
     heading = ["### Contract changes", ""]
     if not diff:
         return [*heading, "No contract changed.", ""] if budget.take([*heading, "No contract changed.", ""]) else []
     out: list[str] = []
     for p in diff:
-        changes = sorted(
-            p.get("changes") or [], key=lambda c: (_CLASS_ORDER.get(str(c.get("class")), 9), str(c.get("path")))
-        )
+        changes = p.get("changes") or []
         classes = [str(c.get("class")) for c in changes]
-        counts = ", ".join(f"{classes.count(k)} {k}" for k in _CLASS_ORDER if k in classes)
+        counts = ", ".join(f"{classes.count(k)} {k}" for k in CLASS_ORDER if k in classes)
         icon = "🛑" if "breaking" in classes else "⚠️" if "coordinate" in classes else "✅"
         title = [
             f"#### {icon} {cell(p.get('pipeline', '?'))}: {cell(p.get('status', 'changed'))}"
@@ -310,22 +302,7 @@ def _diff_section(diff: list[dict[str, Any]], budget: _Budget) -> list[str]:
             if budget.take(block):
                 out += block
             continue
-        rows = []
-        for c in changes:
-            why = str(c.get("reason") or "")
-            if c.get("rule"):
-                why = f"{c['rule']}: {why}" if why else str(c["rule"])
-            consumers = c.get("consumers") or []
-            rows.append(
-                f"| **{cell(c.get('class', '?'))}** | {code(c.get('path', ''))} | {cell(c.get('change', ''))} "
-                f"| {_value(c.get('before'))} | {_value(c.get('after'))} | {cell(why) or '—'} "
-                f"| {cell(', '.join(str(x) for x in consumers)) or '—'} |"
-            )
-        table_heading = [
-            "| class | field | change | before | after | why | consumers |",
-            "|---|---|---|---|---|---|---|",
-        ]
-        out += budget.table(lead + table_heading, rows, [""])
+        out += budget.table(lead + CHANGE_HEADING, change_rows(changes), [""])
     return out
 
 

@@ -1,6 +1,8 @@
 """The contract review (``diff --format markdown|json``): every change of a pull request's contracts,
 classified breaking / coordinate / safe (diff.py classifies, never here), with the consumers it
-affects.
+affects. Its change table (``change_rows``, values by ``value_cell``) is also the "Contract changes"
+section of ``check --base --format markdown`` (report/markdown.py): the same change reads the same
+in both.
 
 Contract values (consumer names, waiver reasons, field values) come from the pull request, so every
 one is escaped for its destination: ``escape.json_text`` over the JSON, ``escape.cell`` /
@@ -23,15 +25,57 @@ def render_json(pipelines: list[dict[str, Any]]) -> str:
     )
 
 
-def _short(value: Any) -> str:
+VALUE_CHARS = 80  # a before/after value longer than this is cut, with "…"
+CHANGE_HEADING = ["| class | field | change | before | after | why | consumers |", "|---|---|---|---|---|---|---|"]
+_CLASS_CELL = {"breaking": "🔴 breaking", "coordinate": "🟡 coordinate", "safe": "🟢 safe"}
+
+
+def value_cell(value: Any) -> str:
+    """A contract value in a code span: ``—`` for none, a string as written (``long``) unless it
+    would read as another value or hide its spaces (``"3"``, ``"true"``, ``""``: then quoted), any
+    other value as JSON with sorted keys; cut to :data:`VALUE_CHARS` with ``…``."""
     if value is None:
         return "—"
-    text = json.dumps(value, ensure_ascii=False, default=str) if not isinstance(value, str) else value
-    return code(text if len(text) <= 60 else f"{text[:57]}…")
+    if isinstance(value, str) and _bare(value):
+        text = value
+    else:
+        text = json.dumps(value, ensure_ascii=False, sort_keys=True, default=str)
+    return code(text if len(text) <= VALUE_CHARS else text[: VALUE_CHARS - 1] + "…")
+
+
+def _bare(text: str) -> bool:
+    """``text`` can be shown without quotes: printable, spaced as shown, and not a JSON value."""
+    if not text or text != " ".join(text.split()) or not text.isprintable():
+        return False
+    try:
+        json.loads(text)
+    except ValueError:
+        return True
+    return False
+
+
+def change_rows(changes: list[dict[str, Any]]) -> list[str]:
+    """The rows (under :data:`CHANGE_HEADING`) of one pipeline's contract changes, breaking first,
+    then by field: the one table of the review (``diff --format markdown``) and of the "Contract
+    changes" section of ``check --base --format markdown``."""
+    rows = []
+    for c in sorted(
+        changes, key=lambda c: (CLASS_ORDER.get(str(c.get("class")), len(CLASS_ORDER)), str(c.get("path")))
+    ):
+        why = str(c.get("reason") or "")
+        if c.get("rule"):
+            why = f"{c['rule']}: {why}" if why else str(c["rule"])
+        kind = str(c.get("class") or "?")
+        consumers = ", ".join(str(x) for x in c.get("consumers") or [])
+        rows.append(
+            f"| {_CLASS_CELL.get(kind) or cell(kind)} | {code(c.get('path') or '')} | {cell(c.get('change') or '')} "
+            f"| {value_cell(c.get('before'))} | {value_cell(c.get('after'))} | {cell(why) or '—'} "
+            f"| {cell(consumers) or '—'} |"
+        )
+    return rows
 
 
 def render_markdown(pipelines: list[dict[str, Any]], base_ref: str) -> str:
-    icons = {"breaking": "🔴 breaking", "coordinate": "🟡 coordinate", "safe": "🟢 safe"}
     out = [f"## streamwarden contract review against {code(base_ref)}", ""]
     if not pipelines:
         out.append("No contract changes.")
@@ -52,11 +96,5 @@ def render_markdown(pipelines: list[dict[str, Any]], base_ref: str) -> str:
             if not p.get("note"):
                 out.append("No field changes.")
             continue
-        out += ["| class | field | change | before | after | why | consumers |", "|---|---|---|---|---|---|---|"]
-        for c in sorted(p["changes"], key=lambda c: (CLASS_ORDER[c["class"]], c["path"])):
-            why = (f"**{cell(c['rule'])}** " if c["rule"] else "") + cell(c["reason"])
-            out.append(
-                f"| {icons[c['class']]} | {code(c['path'])} | {cell(c['change'])} | {_short(c['before'])} "
-                f"| {_short(c['after'])} | {why} | {cell(', '.join(c['consumers'])) or '—'} |"
-            )
+        out += [*CHANGE_HEADING, *change_rows(p["changes"])]
     return log_text("\n".join(out) + "\n")
