@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from streamwarden.config import CONFIG_NAMES, Config, config_from_text
-from streamwarden.contracts.load import contract_from_document, display_path
+from streamwarden.contracts.load import contract_from_document, display_path, display_path_str
 from streamwarden.contracts.normalize import UnitError, lower_enums, normalize_contract
 from streamwarden.contracts.schemawalk import walker_for
 from streamwarden.engine.policyset import PolicyFile, builtin_policy_files, parse_policy
@@ -232,11 +232,13 @@ def load_base(
         # work tree's bytes): only the others' contents are read from git
         ids = repo.blob_ids(commit, pathspecs)
         changed = []
+        top = os.fspath(repo.top)
         for f in files:
             oid = ids.get(f)
-            if oid is not None and _work_tree_id(repo.top / f, oid) == oid:
+            work = os.path.join(top, f)
+            if oid is not None and _work_tree_id(work, oid) == oid:
                 # what the work tree holds at the same path: its meaning is the head's, not parsed twice
-                snapshot.by_path[f] = BaseContract(display_path(repo.top / f, config.root), f, None, unchanged=True)
+                snapshot.by_path[f] = BaseContract(display_path_str(work, config.root), f, None, unchanged=True)
             elif oid is not None:
                 changed.append(f)
         files = changed
@@ -260,7 +262,7 @@ def load_base(
     return snapshot
 
 
-def _work_tree_id(path: Path, like: str) -> str | None:
+def _work_tree_id(path: str, like: str) -> str | None:
     """The blob id of the work tree's regular file at ``path`` (None: no such file)."""
     try:
         fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))

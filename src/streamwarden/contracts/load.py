@@ -54,6 +54,17 @@ def display_path(path: Path, root: Path, resolved: Path | None = None) -> str:
     return str(path) if inside is None else inside
 
 
+def display_path_str(path: str, root: Path) -> str:
+    """``display_path`` of a path given as a string, without making Path objects (the base of a
+    pull request shows thousands of files)."""
+    absolute = path if os.path.isabs(path) else os.path.join(os.getcwd(), path)
+    directory, name = os.path.split(absolute)
+    if os.sep != "/" or name in ("", ".", "..") or os.path.islink(absolute):
+        return display_path(Path(path), root)
+    inside = _relative_str(os.path.join(_resolved_dir(directory), name), str(_resolved_root(root)))
+    return path if inside is None else inside
+
+
 def relative_posix(path: Path, top: Path) -> str | None:
     """``path.relative_to(top).as_posix()`` for resolved absolute paths, None when ``path`` is not
     under ``top``: compared as strings (a run computes this for every file, several times)."""
@@ -62,7 +73,10 @@ def relative_posix(path: Path, top: Path) -> str | None:
             return path.relative_to(top).as_posix()
         except ValueError:
             return None
-    p, t = str(path), str(top)
+    return _relative_str(str(path), str(top))
+
+
+def _relative_str(p: str, t: str) -> str | None:
     if p == t:
         return "."
     prefix = t if t.endswith("/") else t + "/"
