@@ -63,41 +63,15 @@ def run_gate(
 ) -> GateResult:
     """The gate's decision on ``pipeline`` in ``env_name``: the contract found, its recovery facts
     gathered (``since_ms``: also what the table and Flink did since then, for the evidence record),
-    then :func:`decide`. ``evidence.build_evidence`` renders this same result."""
-    from streamwarden.run import find_pipeline
+    every policy evaluated in ``gate`` mode (the one evaluation of check, run.evaluate_pipeline),
+    waivers applied; deny when an unwaived error remains. ``evidence.build_evidence`` renders this
+    same result."""
+    from streamwarden.run import evaluate_one, find_pipeline
 
     contract = find_pipeline(config, pipeline, paths)
     recovery = gather_recovery(
         contract, config, env_name, now_ms, restore_from=restore_from, rollback_to=rollback_to, since_ms=since_ms
     )
-    return decide(
-        contract,
-        recovery,
-        env_name,
-        now_ms,
-        config=config,
-        policy_dirs=policy_dirs,
-        engine=engine,
-        engine_options=engine_options,
-    )
-
-
-def decide(
-    contract: Contract,
-    recovery: RecoveryFacts,
-    env_name: str,
-    now_ms: int,
-    *,
-    config: Config,
-    policy_dirs: Sequence[Path] = (),
-    engine: str = "regorus",
-    engine_options: dict[str, Any] | None = None,
-) -> GateResult:
-    """The gate's decision on gathered recovery facts: every policy in ``gate`` mode (the one
-    evaluation of check, run.evaluate_pipeline), waivers applied; deny when an unwaived error
-    remains."""
-    from streamwarden.run import evaluate_one
-
     findings, doc = evaluate_one(
         config,
         contract,

@@ -16,6 +16,7 @@ from streamwarden.escape import cell, code_block, json_text, log_text
 from streamwarden.escape import code as md_code
 from streamwarden.evidence import EvidenceRecord
 from streamwarden.report.timeline import recovery_timeline, replay_duplicates, utc_time
+from streamwarden.units import format_duration
 
 
 def render_json(record: EvidenceRecord) -> str:
@@ -23,12 +24,7 @@ def render_json(record: EvidenceRecord) -> str:
 
 
 def _dur(ms: Any) -> str:
-    if not isinstance(ms, int):
-        return "none promised"
-    for unit, size in (("d", 86_400_000), ("h", 3_600_000), ("m", 60_000), ("s", 1000)):
-        if ms % size == 0:
-            return f"{ms // size}{unit}"
-    return f"{ms}ms"
+    return format_duration(ms) if isinstance(ms, int) else "none promised"
 
 
 def render_markdown(record: EvidenceRecord) -> str:
