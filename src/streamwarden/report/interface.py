@@ -32,6 +32,14 @@ class Report:
     def summary(self) -> dict[str, int]:
         return summarize(self.findings, self.pipelines)
 
+    def by_pipeline(self) -> dict[str, list[Finding]]:
+        """The findings of each pipeline: every checked pipeline (in order, with none too), then any
+        other a finding names."""
+        out: dict[str, list[Finding]] = {p: [] for p in self.pipelines}
+        for f in self.findings:
+            out.setdefault(f.pipeline, []).append(f)
+        return out
+
     def repo_path(self, file: str | None) -> str | None:
         """The finding's file as a path relative to the repository root (absolute paths stay absolute)."""
         if not file:

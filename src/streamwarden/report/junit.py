@@ -32,11 +32,8 @@ def _x(text: object) -> str:
 class JunitReporter(Reporter):
     def render(self, report: Report, *, color: bool = False) -> str:
         root = ET.Element("testsuites", {"name": "streamwarden"})
-        by_pipeline: dict[str, list[Finding]] = {p: [] for p in report.pipelines}
-        for f in report.findings:
-            by_pipeline.setdefault(f.pipeline, []).append(f)
         totals = {"tests": 0, "failures": 0, "errors": 0, "skipped": 0}
-        for pipeline, findings in by_pipeline.items():
+        for pipeline, findings in report.by_pipeline().items():
             suite = _suite(report, pipeline, findings)
             root.append(suite)
             for k in totals:

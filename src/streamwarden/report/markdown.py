@@ -105,7 +105,7 @@ class MarkdownReporter(Reporter):
             budget = _Budget(limit - sum(len(line) + 1 for line in [*foot, worst, ""]))
         head = _header(report, budget)
         body: list[str] = []
-        for pipeline, findings in _by_pipeline(report).items():
+        for pipeline, findings in report.by_pipeline().items():
             body += _pipeline_section(report, pipeline, findings, budget)
         if report.errors:
             body += _errors_section(report, budget)
@@ -117,13 +117,6 @@ class MarkdownReporter(Reporter):
                 "",
             ]
         return "\n".join(head + body + foot).rstrip() + "\n"
-
-
-def _by_pipeline(report: Report) -> dict[str, list[Finding]]:
-    out: dict[str, list[Finding]] = {p: [] for p in report.pipelines}
-    for f in report.findings:
-        out.setdefault(f.pipeline, []).append(f)
-    return out
 
 
 def _plural(n: int, word: str) -> str:
@@ -158,7 +151,7 @@ def _header(report: Report, budget: _Budget) -> list[str]:
         detail.append(f"{s.get('baselined', 0)} baselined")
     out = [MARKER, title, "", " · ".join(detail) + f" (fails on: {report.fail_on})", ""]
     budget.take(out)
-    rows = _by_pipeline(report)
+    rows = report.by_pipeline()
     if rows:
         table = []
         for pipeline, findings in rows.items():

@@ -15,7 +15,7 @@ import click
 
 from streamwarden.escape import log_text
 from streamwarden.escape import terminal as t
-from streamwarden.findings import SEVERITY_ORDER, Finding
+from streamwarden.findings import SEVERITY_ORDER
 from streamwarden.report.interface import Report, Reporter
 
 _COLORS = {"error": "red", "warning": "yellow", "info": "blue", "waived": "bright_black"}
@@ -27,10 +27,7 @@ class TextReporter(Reporter):
             return click.style(text, fg=fg, bold=bold) if color else text
 
         out: list[str] = []
-        by_pipeline: dict[str, list[Finding]] = {p: [] for p in report.pipelines}
-        for f in report.findings:
-            by_pipeline.setdefault(f.pipeline, []).append(f)
-        for pipeline, findings in by_pipeline.items():
+        for pipeline, findings in report.by_pipeline().items():
             where = t(report.pipeline_files.get(pipeline, ""))
             out.append(style(t(pipeline), bold=True) + (f"  ({where})" if where else ""))
             active = sorted(
