@@ -31,6 +31,7 @@ from typing import Any
 from streamwarden.engine.policyset import PolicySet
 from streamwarden.escape import doc_cell
 from streamwarden.flink.config import BY_KEY
+from streamwarden.units import format_duration
 
 Schema = dict[str, Any]
 
@@ -383,19 +384,10 @@ def _default(path: str) -> str:
     elif isinstance(value, bool):
         shown = str(value).lower()
     elif path in _DURATION_KEYS and isinstance(value, int):
-        shown = _ms(value)
+        shown = format_duration(value)
     else:
         shown = str(value)
     return f"Flink: {shown} (`{key}`)"
-
-
-def _ms(ms: int) -> str:
-    if ms == 0:
-        return "0s"
-    for unit, size in (("d", 86_400_000), ("h", 3_600_000), ("m", 60_000), ("s", 1_000)):
-        if ms % size == 0:
-            return f"{ms // size}{unit}"
-    return f"{ms}ms"
 
 
 _ROOT_DEFS: dict[str, Any] = {}

@@ -29,6 +29,7 @@ from typing import Any
 from streamwarden.contractwriter import Draft, dotted, render
 from streamwarden.errors import InputError, UsageError
 from streamwarden.resources import CONTRACT_SCHEMA, schema_dir
+from streamwarden.units import format_duration
 
 FLINK_REST = "Flink REST"
 ICEBERG = "Iceberg catalog"
@@ -44,14 +45,6 @@ _ENUMS = {
 _TABLE_PROPERTIES = re.compile(
     r"^(history\.expire\.|write\.metadata\.|write\.upsert\.enabled$|write\.format\.default$)"
 )
-
-
-def duration(ms: int) -> str:
-    """Milliseconds in the contract's duration syntax, in the largest unit that divides them."""
-    for unit, size in (("d", 86_400_000), ("h", 3_600_000), ("m", 60_000), ("s", 1000)):
-        if ms % size == 0:
-            return f"{ms // size}{unit}"
-    return f"{ms}ms"
 
 
 def _same(value: Any) -> Any:
@@ -74,7 +67,7 @@ def _externalized(value: Any) -> Any:
 
 
 def _duration(value: Any) -> Any:
-    return duration(value) if isinstance(value, int) and not isinstance(value, bool) and value >= 0 else None
+    return format_duration(value) if isinstance(value, int) and not isinstance(value, bool) and value >= 0 else None
 
 
 def _int(value: Any) -> Any:
@@ -340,7 +333,7 @@ class _Init:
         if retention.get("max_snapshot_age_ms_source") in ("property", "ref") and retention.get("max_snapshot_age_ms"):
             self.draft.put(
                 ("retention", "snapshots", "max_age"),
-                duration(int(retention["max_snapshot_age_ms"])),
+                format_duration(int(retention["max_snapshot_age_ms"])),
                 f"{src}: snapshot expiry keeps snapshots this long",
             )
         if retention.get("min_snapshots_to_keep_source") in ("property", "ref") and retention.get(

@@ -42,7 +42,9 @@ def _bounded(text: str, digits: str, factor: int, unit: str) -> int:
 
 
 def format_duration(ms: int) -> str:
-    """The largest unit that divides evenly: 90000 -> ``90s``, 600000 -> ``10m``."""
+    """The largest unit that divides evenly: 90000 -> ``90s``, 600000 -> ``10m``, 0 -> ``0s``."""
+    if ms == 0:
+        return "0s"
     for unit in ("d", "h", "m", "s"):
         factor = DURATION_UNITS_MS[unit]
         if ms and ms % factor == 0:
