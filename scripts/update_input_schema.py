@@ -17,7 +17,7 @@ What normalization changes, and so what the derived part says:
 - enum values are lower case (the contract schema's enums already are; they are kept).
 
 ``contractHistory`` is what ``input.base.history[].contract`` keeps of an earlier version (the keys
-``streamwarden.base`` trims it to).
+``streamwarden.pullrequest`` trims it to).
 
     python scripts/update_input_schema.py           # rewrite the derived part
     python scripts/update_input_schema.py --check   # exit 1 when it is stale (tests/test_input_schema.py)
@@ -31,7 +31,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from streamwarden.base import _HISTORY_TABLE_KEYS
+from streamwarden.pullrequest import _HISTORY_TABLE_KEYS
 
 SCHEMA_DIR = Path(__file__).resolve().parent.parent / "contracts" / "schema"
 CONTRACT = SCHEMA_DIR / "pipeline-contract.v1.schema.json"

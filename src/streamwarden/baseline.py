@@ -96,7 +96,7 @@ def load_trusted_baseline(path: str, root: Path, ref: str) -> tuple[Baseline, in
     """With ``--base``, the baseline as committed on the trusted ref, like policies and waivers: a
     pull request cannot accept its own new findings by adding them to the baseline. Returns the
     baseline and how many entries the working tree adds that are therefore not applied."""
-    from streamwarden.gitbase import GitRepo
+    from streamwarden.git import GitRepo
 
     repo = GitRepo.discover(root)
     commit = repo.resolve(ref)

@@ -13,7 +13,6 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from streamwarden import inputdoc, progress, selfcheck
-from streamwarden.base import BaseSnapshot, TrustedPolicies, load_base, load_trusted
 from streamwarden.config import Config
 from streamwarden.contracts import Contract, discover_contracts, load_contract, load_contracts
 from streamwarden.contracts.load import display_path, resolved, resolved_dirs_forget, warm_contract_schema
@@ -23,7 +22,8 @@ from streamwarden.engine.policyset import PolicyFile
 from streamwarden.errors import ContractErrors, InputError, StreamwardenError, UsageError
 from streamwarden.facts.static import gather_static_facts
 from streamwarden.findings import Finding, to_finding
-from streamwarden.gitbase import GitRepo
+from streamwarden.git import GitRepo
+from streamwarden.pullrequest import BaseSnapshot, TrustedPolicies, load_base, load_trusted
 from streamwarden.waivers import apply_waivers
 from streamwarden.yamlsafe import read_text
 

@@ -282,7 +282,7 @@ def _run_check(config: Config, options: RunOptions, *, opa_url: str | None, verb
 def _make_report(
     result: RunResult, config: Config, threshold: str, baseline: str | None, targets: list[ReportTarget]
 ) -> Report:
-    from streamwarden.gitbase import repo_prefix
+    from streamwarden.git import repo_prefix
     from streamwarden.report import Report
 
     formats = {t.fmt for t in targets}

@@ -21,7 +21,7 @@ from streamwarden.contracts.normalize import UnitError, lower_enums, normalize_c
 from streamwarden.contracts.schemawalk import walker_for
 from streamwarden.engine.policyset import PolicyFile, builtin_policy_files, parse_policy
 from streamwarden.errors import ContractErrors, StreamwardenError
-from streamwarden.gitbase import GitRepo, blob_id, follow, literal_prefix
+from streamwarden.git import GitRepo, blob_id, follow, literal_prefix
 from streamwarden.resources import CONTRACT_SCHEMA, load_schema, policies_dir
 from streamwarden.yamlsafe import decode_utf8, parse_documents
 
