@@ -323,7 +323,7 @@ def analyze_module(source: str, display: str) -> ModuleInfo:
     deny/warn/info sets and test_* rules its rule heads define, and no call of a forbidden
     built-in (``FORBIDDEN_CALLS``, ``FORBIDDEN_NAMESPACES``). Each problem is a PolicyError with
     the file and line; a syntax tree this code cannot read is one too (never a rule left out)."""
-    from streamwarden.engine.regorus_engine import clean_error, new_engine
+    from streamwarden.engine.rego import clean_error, new_engine
 
     engine = new_engine()
     try:
@@ -374,7 +374,7 @@ def analyze_module(source: str, display: str) -> ModuleInfo:
 
 def forbidden_calls(source: str, display: str) -> list[tuple[str, int]]:
     """(built-in, line) of every forbidden call in a module (for tests of the built-in pack)."""
-    from streamwarden.engine.regorus_engine import new_engine
+    from streamwarden.engine.rego import new_engine
 
     engine = new_engine()
     engine.add_policy(display, source)

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import json
 import os
-import re
 from collections.abc import Sequence
 from typing import Any
 
@@ -13,32 +12,8 @@ from streamwarden.engine import sandbox
 from streamwarden.engine.interface import Engine, RawResults, as_list
 from streamwarden.engine.limits import HINT, Limits
 from streamwarden.engine.policyset import PolicyFile, PolicySet, entrypoints_of
+from streamwarden.engine.rego import clean_error, new_engine
 from streamwarden.errors import InputError, PolicyError
-
-_LOCATION = re.compile(r"-->\s*(?P<file>[^:\n]+):(?P<line>\d+):(?P<col>\d+)")
-
-
-def clean_error(exc: BaseException) -> tuple[str, str | None, int | None]:
-    """regorus errors carry a Rust backtrace: keep the message and its location."""
-    text = str(exc).split("Stack backtrace:")[0].strip()
-    m = _LOCATION.search(text)
-    lines = [ln for ln in text.splitlines() if ln.strip().startswith("error:")]
-    message = lines[-1].strip()[len("error:") :].strip() if lines else text.splitlines()[-1] if text else repr(exc)
-    if m:
-        return message, m.group("file"), int(m.group("line"))
-    return message, None, None
-
-
-def new_engine() -> Any:
-    """A fresh regorus engine (a PolicyError when the package is missing)."""
-    try:
-        import regorus
-    except ImportError as exc:  # pragma: no cover - a broken install
-        raise PolicyError(
-            f"the embedded Rego engine is not installed ({exc})",
-            hint="pip install gordon-to-regorus==0.13.0",
-        ) from None
-    return regorus.Engine()
 
 
 def add_policies(engine: Any, files: list[PolicyFile]) -> None:

@@ -11,7 +11,8 @@ from typing import Any
 from streamwarden.engine import sandbox
 from streamwarden.engine.limits import HINT, Limits
 from streamwarden.engine.policyset import PolicyFile, PolicySet
-from streamwarden.engine.regorus_engine import add_policies, clean_error
+from streamwarden.engine.rego import clean_error
+from streamwarden.engine.regorus_engine import add_policies
 from streamwarden.errors import PolicyError, UsageError
 
 TEST_ENGINES = ("regorus", "opa-embedded")
