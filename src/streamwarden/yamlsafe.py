@@ -12,6 +12,7 @@ Every value's line is kept in ``YamlDocument.marks`` keyed by its field path
 from __future__ import annotations
 
 import datetime as _dt
+import gc
 import os
 import re
 import stat
@@ -35,9 +36,51 @@ _NULL_TAG = "tag:yaml.org,2002:null"
 _TIMESTAMP_TAG = "tag:yaml.org,2002:timestamp"
 
 try:  # libyaml's composer is C and fast; the pure-Python one is the fallback
-    _BaseLoader: type = yaml.CSafeLoader
+    _CLoader: type | None = yaml.CSafeLoader
 except AttributeError:  # pragma: no cover - depends on the PyYAML build
-    _BaseLoader = yaml.SafeLoader
+    _CLoader = None
+
+_IMPLICIT: dict[Any, list[tuple[str, re.Pattern[str]]]] = yaml.resolver.Resolver.yaml_implicit_resolvers
+_SEQ_TAG = "tag:yaml.org,2002:seq"
+_MAP_TAG = "tag:yaml.org,2002:map"
+_TAGS: dict[str, str] = {}  # plain scalar -> its implicit tag (a run sees the same values again and again)
+
+
+def _resolve(self: Any, kind: Any, value: Any, implicit: Any) -> str:
+    """``Resolver.resolve`` for the safe loader's resolvers (no path resolvers, no wildcard
+    resolvers: checked below), with the plain scalars' tags memoized."""
+    if kind is yaml.ScalarNode:
+        if not implicit[0]:
+            return _STR_TAG
+        tag = _TAGS.get(value)
+        if tag is None:
+            tag = _STR_TAG
+            for candidate, regexp in _IMPLICIT.get(value[:1], ()):
+                if regexp.match(value):
+                    tag = candidate
+                    break
+            if len(value) <= 64:
+                if len(_TAGS) >= 16384:
+                    _TAGS.clear()
+                _TAGS[value] = tag
+        return tag
+    return _SEQ_TAG if kind is yaml.SequenceNode else _MAP_TAG
+
+
+def _no_path_resolvers(self: Any, *args: Any) -> None:
+    """``descend_resolver`` / ``ascend_resolver``: nothing to do without path resolvers."""
+
+
+if _CLoader is not None and None not in _IMPLICIT and not yaml.resolver.Resolver.yaml_path_resolvers:
+
+    class _FastLoader(_CLoader):  # type: ignore[misc,valid-type]
+        resolve = _resolve
+        descend_resolver = _no_path_resolvers
+        ascend_resolver = _no_path_resolvers
+
+    _BaseLoader: type = _FastLoader
+else:  # pragma: no cover - depends on the PyYAML build
+    _BaseLoader = _CLoader or yaml.SafeLoader
 
 
 class _DepthLimitedLoader(yaml.SafeLoader):
@@ -63,10 +106,33 @@ class _TooDeep(Exception):
 
 
 _SCALARS = yaml.SafeLoader("")  # a constructor instance for scalar tags
+# The scalar tags built without the generic ``construct_object`` (which would also keep every
+# node it saw in ``constructed_objects``, for the life of the process): the same functions it
+# dispatches to, called directly.
+_CONSTRUCT = {
+    tag: getattr(_SCALARS, name)
+    for tag, name in (
+        ("tag:yaml.org,2002:int", "construct_yaml_int"),
+        ("tag:yaml.org,2002:bool", "construct_yaml_bool"),
+        ("tag:yaml.org,2002:float", "construct_yaml_float"),
+        (_TIMESTAMP_TAG, "construct_yaml_timestamp"),
+    )
+    if _SCALARS.yaml_constructors.get(tag) is getattr(type(_SCALARS), name)
+}
+_ScalarNode, _SequenceNode, _MappingNode = yaml.ScalarNode, yaml.SequenceNode, yaml.MappingNode
+
+_PLAIN: dict[str, bool] = {}  # key -> whether it is written plain in a path (a run sees few keys)
 
 
 def join_key(parent: str, key: str) -> str:
-    if _PLAIN_KEY.match(key):
+    plain = _PLAIN.get(key)
+    if plain is None:
+        plain = _PLAIN_KEY.match(key) is not None
+        if len(key) <= 128:
+            if len(_PLAIN) >= 8192:
+                _PLAIN.clear()
+            _PLAIN[key] = plain
+    if plain:
         return f"{parent}.{key}" if parent else key
     escaped = key.replace("\\", "\\\\").replace('"', '\\"')
     return f'{parent}["{escaped}"]'
@@ -104,6 +170,9 @@ class YamlDocument:
 
 
 class _Builder:
+    """Values and marks from composed nodes, with the limits. One pass: a scalar leaf (most
+    nodes) is taken in its parent's loop, without a call of its own."""
+
     def __init__(self, file: str, keep_bad_dates: bool = False) -> None:
         self.file = file
         # an impossible date (2027-02-30) stays the text as written: a contract's JSON Schema
@@ -114,44 +183,93 @@ class _Builder:
         self.aliases = 0
         self.seen: set[int] = set()
 
-    def build(self, node: yaml.Node, path: str, depth: int) -> Any:
-        if depth > MAX_DEPTH:
-            raise InputError(
-                f"nesting deeper than {MAX_DEPTH} levels",
-                file=self.file,
-                line=node.start_mark.line + 1,
-                hint="flatten the structure; no contract or Flink file needs this depth",
-            )
+    def _too_deep(self, node: yaml.Node) -> InputError:
+        return InputError(
+            f"nesting deeper than {MAX_DEPTH} levels",
+            file=self.file,
+            line=node.start_mark.line + 1,
+            hint="flatten the structure; no contract or Flink file needs this depth",
+        )
+
+    def _count(self, node: yaml.Node) -> None:
+        """One more value: the node count, and an alias reference when the node was seen before."""
         self.nodes += 1
         if self.nodes > MAX_NODES:
+            raise self._too_many(node)
+        seen = self.seen
+        before = len(seen)
+        seen.add(id(node))
+        if len(seen) == before:  # a node reached twice is an alias reference
+            self._alias(node)
+
+    def _too_many(self, node: yaml.Node) -> InputError:
+        return InputError(
+            f"the document expands to more than {MAX_NODES:,} values",
+            file=self.file,
+            line=node.start_mark.line + 1,
+            hint="remove anchors/aliases that multiply content",
+        )
+
+    def _alias(self, node: yaml.Node) -> None:
+        self.aliases += 1
+        if self.aliases > MAX_ALIASES:
             raise InputError(
-                f"the document expands to more than {MAX_NODES:,} values",
+                f"more than {MAX_ALIASES} alias references (a YAML alias bomb?)",
                 file=self.file,
                 line=node.start_mark.line + 1,
-                hint="remove anchors/aliases that multiply content",
+                hint="write the values out instead of repeating anchors",
             )
-        if id(node) in self.seen:  # a node reached twice is an alias reference
-            self.aliases += 1
-            if self.aliases > MAX_ALIASES:
-                raise InputError(
-                    f"more than {MAX_ALIASES} alias references (a YAML alias bomb?)",
-                    file=self.file,
-                    line=node.start_mark.line + 1,
-                    hint="write the values out instead of repeating anchors",
-                )
-        self.seen.add(id(node))
+
+    def build(self, node: yaml.Node, path: str, depth: int) -> Any:
+        if depth > MAX_DEPTH:
+            raise self._too_deep(node)
+        self._count(node)
+        return self._value(node, path, depth)
+
+    def _value(self, node: Any, path: str, depth: int) -> Any:
+        """The value of a counted node."""
+        cls = type(node)
+        if cls is _ScalarNode:
+            return node.value if node.tag == _STR_TAG else self._scalar(node, path)
+        if cls is _MappingNode:
+            return self._mapping(node, path, depth)
+        if cls is _SequenceNode:
+            return self._sequence(node, path, depth)
         if isinstance(node, yaml.ScalarNode):
             return self._scalar(node, path)
         if isinstance(node, yaml.SequenceNode):
-            out_list = []
-            for i, item in enumerate(node.value):
-                p = join_index(path, i)
-                self.marks.setdefault(p, item.start_mark.line + 1)
-                out_list.append(self.build(item, p, depth + 1))
-            return out_list
+            return self._sequence(node, path, depth)
         if isinstance(node, yaml.MappingNode):
             return self._mapping(node, path, depth)
         raise InputError(f"unsupported YAML node {node.tag}", file=self.file, line=node.start_mark.line + 1)
+
+    def _leaf(self, node: yaml.Node, path: str, depth: int) -> Any:
+        """``build`` of a child at ``depth``, a string scalar without the call."""
+        if depth > MAX_DEPTH:
+            raise self._too_deep(node)
+        # _count, inlined: most nodes are leaves
+        self.nodes += 1
+        if self.nodes > MAX_NODES:
+            raise self._too_many(node)
+        seen = self.seen
+        before = len(seen)
+        seen.add(id(node))
+        if len(seen) == before:
+            self._alias(node)
+        if node.__class__ is _ScalarNode and node.tag == _STR_TAG:
+            return node.value
+        return self._value(node, path, depth)
+
+    def _sequence(self, node: yaml.SequenceNode, path: str, depth: int) -> list[Any]:
+        out_list = []
+        marks = self.marks
+        child_depth = depth + 1
+        for i, item in enumerate(node.value):
+            p = f"{path}[{i}]"
+            if p not in marks:
+                marks[p] = item.start_mark.line + 1
+            out_list.append(self._leaf(item, p, child_depth))
+        return out_list
 
     def _scalar(self, node: yaml.ScalarNode, path: str = "") -> Any:
         tag = node.tag
@@ -160,7 +278,8 @@ class _Builder:
         if tag == _NULL_TAG:
             return None
         try:
-            value = _SCALARS.construct_object(node, deep=True)
+            construct = _CONSTRUCT.get(tag)
+            value = construct(node) if construct is not None else _generic(node)
         except (yaml.YAMLError, ValueError, OverflowError) as exc:
             problem = getattr(exc, "problem", None) or str(exc)
             day = calendar_problem(node.value) if tag == _TIMESTAMP_TAG else None
@@ -175,6 +294,9 @@ class _Builder:
                 path=path or None,
                 hint="write a date that exists (YYYY-MM-DD)" if day else None,
             ) from None
+        cls = value.__class__
+        if cls is int or cls is bool:
+            return value
         if isinstance(value, _dt.datetime):
             if value.tzinfo is not None and value.utcoffset() == _dt.timedelta(0):
                 return value.replace(tzinfo=None).isoformat() + "Z"
@@ -189,34 +311,39 @@ class _Builder:
 
     def _mapping(self, node: yaml.MappingNode, path: str, depth: int) -> dict[str, Any]:
         out: dict[str, Any] = {}
-        key_lines: dict[str, int] = {}
         merged: list[yaml.Node] = []
+        marks = self.marks
+        child_depth = depth + 1
+        plain_keys = _PLAIN
         for key_node, value_node in node.value:
-            if key_node.tag == _MERGE_TAG:
+            key_tag = key_node.tag
+            if key_tag == _STR_TAG and key_node.__class__ is _ScalarNode:
+                key = key_node.value
+            elif key_tag == _MERGE_TAG:
                 merged.append(value_node)
                 continue
-            if not isinstance(key_node, yaml.ScalarNode):
+            elif not isinstance(key_node, yaml.ScalarNode):
                 raise InputError(
                     "a mapping key must be a plain value, not a list or mapping",
                     file=self.file,
                     line=key_node.start_mark.line + 1,
                     path=path or None,
                 )
-            key_value = self._scalar(key_node)
-            key = key_value if isinstance(key_value, str) else str(key_node.value)
+            else:
+                key_value = self._scalar(key_node)
+                key = key_value if isinstance(key_value, str) else str(key_node.value)
             line = key_node.start_mark.line + 1
-            child = join_key(path, key)
+            child = (f"{path}.{key}" if path else key) if plain_keys.get(key) else join_key(path, key)
             if key in out:
                 raise InputError(
-                    f"duplicate key {key!r} (first at line {key_lines[key]})",
+                    f"duplicate key {key!r} (first at line {marks[child]})",
                     file=self.file,
                     line=line,
                     path=child,
                     hint="YAML would silently keep only the last one; keep one of them",
                 )
-            key_lines[key] = line
-            self.marks[child] = line
-            out[key] = self.build(value_node, child, depth + 1)
+            marks[child] = line
+            out[key] = self._leaf(value_node, child, child_depth)
         for m in merged:  # `<<: *base` — explicit keys win, as in YAML 1.1
             sources = m.value if isinstance(m, yaml.SequenceNode) else [m]
             for src in sources:
@@ -226,6 +353,15 @@ class _Builder:
                 for k, v in value.items():
                     out.setdefault(k, v)
         return out
+
+
+def _generic(node: yaml.ScalarNode) -> Any:
+    """A scalar of another tag, through PyYAML's constructor (which then forgets the node)."""
+    try:
+        return _SCALARS.construct_object(node, deep=True)
+    finally:
+        _SCALARS.constructed_objects.clear()
+        _SCALARS.recursive_objects.clear()
 
 
 def read_text(path: str | os.PathLike[str], display: str | None = None) -> str:
@@ -293,6 +429,21 @@ def decode_utf8(raw: bytes, shown: str) -> str:
 def parse_documents(text: str, file: str, *, keep_bad_dates: bool = False) -> list[YamlDocument]:
     """Parse every document of a YAML stream with the limits applied. An impossible calendar date
     is an error, or with ``keep_bad_dates`` the text as written (for a schema to judge)."""
+    # The composed nodes (with two marks each) and the values are many small objects that all
+    # live until the document is built: the cyclic collector would walk them again and again
+    # (about a third of the parse) and find nothing to free. Reference counting still frees
+    # everything; a cycle made meanwhile (a recursive alias, refused) waits for the next collection.
+    paused = gc.isenabled()
+    if paused:
+        gc.disable()
+    try:
+        return _parse_documents(text, file, keep_bad_dates)
+    finally:
+        if paused:
+            gc.enable()
+
+
+def _parse_documents(text: str, file: str, keep_bad_dates: bool) -> list[YamlDocument]:
     if len(text.encode("utf-8", "surrogatepass")) > MAX_BYTES:
         raise InputError(f"text is larger than {MAX_BYTES // 1024 // 1024} MiB", file=file)
     docs: list[YamlDocument] = []
