@@ -78,15 +78,39 @@ def equal(a: Any, b: Any) -> bool:
 
 
 def _all(checks: list[Check]) -> Check:
+    """Every check holds (plain loops and fixed arities: a generator per call costs more than
+    the checks themselves)."""
     if not checks:
         return lambda x: True
     if len(checks) == 1:
         return checks[0]
-    return lambda x: all(c(x) for c in checks)
+    if len(checks) == 2:
+        first, second = checks
+        return lambda x: first(x) and second(x)
+    if len(checks) == 3:
+        c1, c2, c3 = checks
+        return lambda x: c1(x) and c2(x) and c3(x)
+    fixed = tuple(checks)
+
+    def every(x: Any) -> bool:
+        for c in fixed:  # noqa: SIM110 (a loop: all() would make a generator per call)
+            if not c(x):
+                return False
+        return True
+
+    return every
 
 
 def _any(checks: list[Check]) -> Check:
-    return lambda x: any(c(x) for c in checks)
+    fixed = tuple(checks)
+
+    def some(x: Any) -> bool:
+        for c in fixed:  # noqa: SIM110 (a loop: all() would make a generator per call)
+            if c(x):
+                return True
+        return False
+
+    return some
 
 
 def _compile(schema: Any, formats: Formats) -> Check:
@@ -147,7 +171,8 @@ def _numbers(schema: dict[str, Any], checks: list[Check]) -> None:
         xhi = schema["exclusiveMaximum"]
         bounds.append(lambda x: x < xhi)
     if bounds:
-        checks.append(lambda x: not _is_number(x) or all(b(x) for b in bounds))
+        bound = _all(bounds)
+        checks.append(lambda x: not _is_number(x) or bound(x))
 
 
 def _strings(schema: dict[str, Any], checks: list[Check], formats: Formats) -> None:
@@ -165,7 +190,8 @@ def _strings(schema: dict[str, Any], checks: list[Check], formats: Formats) -> N
         m = schema["maxLength"]
         preds.append(lambda s: len(s) <= m)
     if preds:
-        checks.append(lambda x: not isinstance(x, str) or all(p(x) for p in preds))
+        text = _all(preds)
+        checks.append(lambda x: not isinstance(x, str) or text(x))
 
 
 def _unique(items: list[Any]) -> bool:
@@ -176,7 +202,14 @@ def _arrays(schema: dict[str, Any], checks: list[Check], formats: Formats) -> No
     preds: list[Callable[[list[Any]], bool]] = []
     if "items" in schema:
         item = _compile(schema["items"], formats)
-        preds.append(lambda xs: all(item(v) for v in xs))
+
+        def items(xs: list[Any]) -> bool:
+            for v in xs:  # noqa: SIM110 (a loop: all() would make a generator per call)
+                if not item(v):
+                    return False
+            return True
+
+        preds.append(items)
     if "minItems" in schema:
         n = schema["minItems"]
         preds.append(lambda xs: len(xs) >= n)
@@ -186,7 +219,8 @@ def _arrays(schema: dict[str, Any], checks: list[Check], formats: Formats) -> No
     if schema.get("uniqueItems") is True:
         preds.append(_unique)
     if preds:
-        checks.append(lambda x: not isinstance(x, list) or all(p(x) for p in preds))
+        array = _all(preds)
+        checks.append(lambda x: not isinstance(x, list) or array(x))
 
 
 def _objects(schema: dict[str, Any], checks: list[Check], formats: Formats) -> None:
@@ -199,8 +233,12 @@ def _objects(schema: dict[str, Any], checks: list[Check], formats: Formats) -> N
 
         def members(obj: dict[str, Any]) -> bool:
             for k, v in obj.items():
-                known = False
                 check = props.get(k)
+                if check is not None and not patterns:  # the common case: a named property
+                    if not check(v):
+                        return False
+                    continue
+                known = False
                 if check is not None:
                     known = True
                     if not check(v):
@@ -217,7 +255,14 @@ def _objects(schema: dict[str, Any], checks: list[Check], formats: Formats) -> N
         preds.append(members)
     if "required" in schema:
         required = list(schema["required"])
-        preds.append(lambda o: all(k in o for k in required))
+
+        def present(o: dict[str, Any]) -> bool:
+            for k in required:  # noqa: SIM110 (a loop: all() would make a generator per call)
+                if k not in o:
+                    return False
+            return True
+
+        preds.append(present)
     if "propertyNames" in schema:
         names = _compile(schema["propertyNames"], formats)
         preds.append(lambda o: all(names(k) for k in o))
@@ -231,7 +276,8 @@ def _objects(schema: dict[str, Any], checks: list[Check], formats: Formats) -> N
         deps = {k: list(v) for k, v in schema["dependentRequired"].items()}
         preds.append(lambda o: all(all(d in o for d in ds) for k, ds in deps.items() if k in o))
     if preds:
-        checks.append(lambda x: not isinstance(x, dict) or all(p(x) for p in preds))
+        obj = _all(preds)
+        checks.append(lambda x: not isinstance(x, dict) or obj(x))
 
 
 _HANDLED = frozenset(
