@@ -17,13 +17,32 @@ from streamwarden.yamlsafe import join_index, join_key
 _DAY_MS = 86_400_000
 
 
+_LEAVES = (int, float, bool, type(None))  # values no walk changes
+
+
 def lower_enums(walker: SchemaWalker, schema: Schema | None, value: Any) -> Any:
     """Before validation: enum strings lower-cased (``EXACTLY_ONCE`` -> ``exactly_once``)."""
     if isinstance(value, dict):
-        return {k: lower_enums(walker, walker.child(schema, k, value), v) for k, v in value.items()}
+        child = walker.child
+        string_child = walker.string_child
+        out = {}
+        for k, v in value.items():
+            cls = v.__class__
+            if cls is str:  # the common case, without a call of its own
+                enums = string_child(schema, k)[0]
+                if enums is not None:
+                    low = v.strip().lower()
+                    if low in enums:
+                        v = low
+                out[k] = v
+            elif cls in _LEAVES:  # a number, boolean or null is kept as it is
+                out[k] = v
+            else:
+                out[k] = lower_enums(walker, child(schema, k, v), v)
+        return out
     if isinstance(value, list):
         item = walker.item(schema, value)
-        return [lower_enums(walker, item, v) for v in value]
+        return [v if v.__class__ in _LEAVES else lower_enums(walker, item, v) for v in value]
     if isinstance(value, str) and schema is not None:
         enums = walker.string_leaf(schema)[0]
         if enums is not None:
@@ -41,8 +60,27 @@ class UnitError(ValueError):
         self.path = path
 
 
+class _UnitFail(Exception):
+    """A unit that does not parse, on its way up: each level adds its key (the path is written
+    only for an error, not for every value)."""
+
+    def __init__(self, message: str) -> None:
+        super().__init__(message)
+        self.message = message
+        self.parts: list[str | int] = []
+
+
 def convert_units(walker: SchemaWalker, schema: Schema | None, value: Any, path: str = "") -> Any:
     """After validation: durations to ms and sizes to bytes, wherever the schema says so."""
+    try:
+        return _convert(walker, schema, value)
+    except _UnitFail as fail:
+        for part in reversed(fail.parts):
+            path = join_index(path, part) if isinstance(part, int) else join_key(path, part)
+        raise UnitError(path, fail.message) from None
+
+
+def _convert(walker: SchemaWalker, schema: Schema | None, value: Any) -> Any:
     if isinstance(value, str):
         name = walker.string_leaf(schema)[1]
         try:
@@ -51,15 +89,33 @@ def convert_units(walker: SchemaWalker, schema: Schema | None, value: Any, path:
             if name == "size":
                 return parse_size(value)
         except ValueError as exc:
-            raise UnitError(path, str(exc)) from None
+            raise _UnitFail(str(exc)) from None
         return value
     if isinstance(value, dict):
-        return {
-            k: convert_units(walker, walker.child(schema, k, value), v, join_key(path, k)) for k, v in value.items()
-        }
+        child = walker.child
+        string_child = walker.string_child
+        out = {}
+        for k, v in value.items():
+            cls = v.__class__
+            if cls in _LEAVES or (cls is str and string_child(schema, k)[1] is None):
+                out[k] = v  # no unit here: kept as it is
+                continue
+            try:
+                out[k] = _convert(walker, child(schema, k, v), v)
+            except _UnitFail as fail:
+                fail.parts.append(k)
+                raise
+        return out
     if isinstance(value, list):
         item = walker.item(schema, value)
-        return [convert_units(walker, item, v, join_index(path, i)) for i, v in enumerate(value)]
+        items = []
+        for i, v in enumerate(value):
+            try:
+                items.append(v if v.__class__ in _LEAVES else _convert(walker, item, v))
+            except _UnitFail as fail:
+                fail.parts.append(i)
+                raise
+        return items
     return value
 
 

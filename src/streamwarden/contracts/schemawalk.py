@@ -27,6 +27,7 @@ class SchemaWalker:
         self._children: dict[tuple[int, str, type], Schema | None] = {}
         self._items: dict[tuple[int, type], Schema | None] = {}
         self._strings: dict[int, tuple[frozenset[str] | None, str | None]] = {}
+        self._string_children: dict[tuple[int, str], tuple[frozenset[str] | None, str | None]] = {}
 
     def ref_name(self, schema: Schema | None) -> str | None:
         """``{"$ref": "#/$defs/duration"}`` -> ``duration``."""
@@ -88,6 +89,15 @@ class SchemaWalker:
             enum = self.resolve(branch).get("enum")
             enums = frozenset(enum) if isinstance(enum, list) and all(isinstance(e, str) for e in enum) else None
             hit = self._strings[key] = (enums, self.ref_name(branch) or self.ref_name(schema))
+        return hit
+
+    def string_child(self, schema: Schema | None, key: str) -> tuple[frozenset[str] | None, str | None]:
+        """``string_leaf`` of the schema of a string at ``key`` of a mapping governed by
+        ``schema`` (most values of a document are such strings: one lookup for them)."""
+        memo = (id(schema), key)
+        hit = self._string_children.get(memo)
+        if hit is None:
+            hit = self._string_children[memo] = self.string_leaf(self.child(schema, key, ""))
         return hit
 
     def item(self, schema: Schema | None, value: Any) -> Schema | None:
