@@ -67,16 +67,15 @@ def _resolve(self: Any, kind: Any, value: Any, implicit: Any) -> str:
     return _SEQ_TAG if kind is yaml.SequenceNode else _MAP_TAG
 
 
-def _no_path_resolvers(self: Any, *args: Any) -> None:
-    """``descend_resolver`` / ``ascend_resolver``: nothing to do without path resolvers."""
-
-
 if _CLoader is not None and None not in _IMPLICIT and not yaml.resolver.Resolver.yaml_path_resolvers:
 
     class _FastLoader(_CLoader):  # type: ignore[misc,valid-type]
         resolve = _resolve
-        descend_resolver = _no_path_resolvers
-        ascend_resolver = _no_path_resolvers
+        # Without path resolvers, descend_resolver(parent, index) and ascend_resolver() do
+        # nothing; the C composer calls them around every node, so they are built-ins that
+        # return at once (a built-in in a class is not bound: no `self`): no Python frame.
+        descend_resolver = slice
+        ascend_resolver = tuple
 
     _BaseLoader: type = _FastLoader
 else:  # pragma: no cover - depends on the PyYAML build
@@ -314,7 +313,9 @@ class _Builder:
         merged: list[yaml.Node] = []
         marks = self.marks
         child_depth = depth + 1
+        deep = child_depth > MAX_DEPTH
         plain_keys = _PLAIN
+        seen = self.seen
         for key_node, value_node in node.value:
             key_tag = key_node.tag
             if key_tag == _STR_TAG and key_node.__class__ is _ScalarNode:
@@ -343,7 +344,18 @@ class _Builder:
                     hint="YAML would silently keep only the last one; keep one of them",
                 )
             marks[child] = line
-            out[key] = self._leaf(value_node, child, child_depth)
+            if value_node.__class__ is _ScalarNode and value_node.tag == _STR_TAG and not deep:
+                # _leaf, inlined for a string (most values): the same checks in the same order
+                self.nodes += 1
+                if self.nodes > MAX_NODES:
+                    raise self._too_many(value_node)
+                before = len(seen)
+                seen.add(id(value_node))
+                if len(seen) == before:
+                    self._alias(value_node)
+                out[key] = value_node.value
+            else:
+                out[key] = self._leaf(value_node, child, child_depth)
         for m in merged:  # `<<: *base` — explicit keys win, as in YAML 1.1
             sources = m.value if isinstance(m, yaml.SequenceNode) else [m]
             for src in sources:

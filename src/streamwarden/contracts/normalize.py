@@ -42,7 +42,19 @@ def lower_enums(walker: SchemaWalker, schema: Schema | None, value: Any) -> Any:
         return out
     if isinstance(value, list):
         item = walker.item(schema, value)
-        return [v if v.__class__ in _LEAVES else lower_enums(walker, item, v) for v in value]
+        enums = walker.string_leaf(item)[0] if item is not None else None
+        out_list = []
+        for v in value:
+            cls = v.__class__
+            if cls is str:
+                if enums is not None:
+                    low = v.strip().lower()
+                    if low in enums:
+                        v = low
+                out_list.append(v)
+            else:
+                out_list.append(v if cls in _LEAVES else lower_enums(walker, item, v))
+        return out_list
     if isinstance(value, str) and schema is not None:
         enums = walker.string_leaf(schema)[0]
         if enums is not None:
@@ -108,10 +120,15 @@ def _convert(walker: SchemaWalker, schema: Schema | None, value: Any) -> Any:
         return out
     if isinstance(value, list):
         item = walker.item(schema, value)
+        unit = walker.string_leaf(item)[1]
         items = []
         for i, v in enumerate(value):
+            cls = v.__class__
+            if cls in _LEAVES or (cls is str and unit is None):
+                items.append(v)
+                continue
             try:
-                items.append(v if v.__class__ in _LEAVES else _convert(walker, item, v))
+                items.append(_convert(walker, item, v))
             except _UnitFail as fail:
                 fail.parts.append(i)
                 raise
