@@ -48,7 +48,6 @@ import os
 import re
 import stat
 import subprocess
-import tempfile
 import time
 from collections.abc import Iterable
 from dataclasses import dataclass, field, fields
@@ -572,6 +571,8 @@ def _real_dir(path: Path) -> None:
 
 
 def _write_atomic(path: Path, text: str) -> None:
+    import tempfile  # only a run that writes needs it
+
     fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".tmp-", suffix=".json")
     try:
         with os.fdopen(fd, "w", encoding="utf-8") as fh:

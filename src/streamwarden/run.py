@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import functools
 import gc
-import multiprocessing
 import os
 import time
 from collections.abc import Callable, Sequence
@@ -17,18 +16,18 @@ from streamwarden.config import Config
 from streamwarden.contracts import Contract, discover_contracts, load_contract, load_contracts
 from streamwarden.contracts.load import display_path, resolved, resolved_dirs_forget, warm_contract_schema
 from streamwarden.engine import Engine, PolicySet, load_policy_set, make_engine
-from streamwarden.engine.limits import Limits
-from streamwarden.engine.policyset import PolicyFile
 from streamwarden.errors import ContractErrors, InputError, StreamwardenError, UsageError
-from streamwarden.facts.static import gather_static_facts
 from streamwarden.findings import Finding, to_finding
-from streamwarden.git import GitRepo
-from streamwarden.pullrequest import BaseSnapshot, TrustedPolicies, load_base, load_trusted
 from streamwarden.waivers import apply_waivers
 from streamwarden.yamlsafe import read_text
 
+# imported where used: a run whose contracts are all cache hits forks no worker, reads no git
+# ref and gathers no fact (multiprocessing, git, pullrequest, facts.static)
 if TYPE_CHECKING:
     from streamwarden.cache import Entry, ResultCache, Stats
+    from streamwarden.engine.limits import Limits
+    from streamwarden.engine.policyset import PolicyFile
+    from streamwarden.pullrequest import BaseSnapshot, TrustedPolicies
 
 
 @dataclass
@@ -146,6 +145,9 @@ def run_check(config: Config, options: RunOptions) -> RunResult:
     # one too (a pull request cannot narrow the set; a contract leaves it only by being deleted)
     selecting = [config]
     if options.base_ref:
+        from streamwarden.git import GitRepo
+        from streamwarden.pullrequest import load_base, load_trusted
+
         repo = GitRepo.discover(config.root)
         trusted = load_trusted(repo, options.trusted_ref or options.base_ref, config, list(options.policy_dirs))
         ctx.policy_files = trusted.files
@@ -192,6 +194,8 @@ def run_check(config: Config, options: RunOptions) -> RunResult:
         # small chunks, so progress advances as results come back
         size = max(10, len(files) // (workers * 8))
         chunks = [files[i : i + size] for i in range(0, len(files), size)]
+        import multiprocessing
+
         mp = multiprocessing.get_context("fork")
         parts = []
         # the workers inherit the context, the compiled policies and the compiled contract schema
@@ -427,7 +431,11 @@ def _worker_count(n_files: int) -> int:
     if forced.isdigit() and int(forced) > 0:
         return min(int(forced), max(1, n_files))
     cpus = os.cpu_count() or 1
-    if n_files < PARALLEL_THRESHOLD or cpus < 2 or "fork" not in multiprocessing.get_all_start_methods():
+    if n_files < PARALLEL_THRESHOLD or cpus < 2:
+        return 1
+    import multiprocessing
+
+    if "fork" not in multiprocessing.get_all_start_methods():
         return 1
     return max(1, min(cpus, 4, n_files // (PARALLEL_THRESHOLD // 2)))
 
@@ -666,6 +674,8 @@ def pipeline_document(config: Config, contract: Contract, *, now_ms: int, enviro
 
 def _gather_facts(ctx: _RunContext, contract: Contract, live: dict[str, Any]) -> dict[str, Any]:
     """A pipeline's facts: the repository's (static), then the live sections gathered for it."""
+    from streamwarden.facts.static import gather_static_facts
+
     facts = gather_static_facts(contract, ctx.config.root, ctx.config.flink_known_keys)
     facts.update(live)
     return facts

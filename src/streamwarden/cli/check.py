@@ -308,10 +308,9 @@ def _make_report(
 
 def _emit(report: Report, targets: list[ReportTarget], color_choice: str = "auto") -> None:
     from streamwarden.report import get_reporter
-    from streamwarden.report.text import use_color
 
     for t in targets:
-        color = t.file is None and t.fmt == "text" and use_color(color_choice, sys.stdout)
+        color = t.file is None and t.fmt == "text" and _use_color(color_choice)
         write(get_reporter(t.fmt).render(report, color=color), t.file, color)
     if any(t.fmt == "github" for t in targets):
         from streamwarden.report.github import write_step_summary
@@ -328,6 +327,12 @@ def _emit(report: Report, targets: list[ReportTarget], color_choice: str = "auto
                 f"SARIF holds the {MAX_RESULTS:,} most severe of {len(report.findings):,} findings "
                 "(GitHub code scanning's limit per run); --format json has them all"
             )
+
+
+def _use_color(color_choice: str) -> bool:
+    from streamwarden.report.text import use_color  # the text report's module: imported for it only
+
+    return use_color(color_choice, sys.stdout)
 
 
 @click.command()
