@@ -47,6 +47,9 @@ against the file's mtime and size); :func:`gather_deployment` shares one gathere
 
 from __future__ import annotations
 
+import errno
+import os
+import stat
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -76,6 +79,20 @@ from streamwarden.flink.values import FlinkValueError
 from streamwarden.yamlsafe import read_text
 
 _YAML_SUFFIXES = (".yaml", ".yml")
+# the errors Path.exists() and Path.is_file() answer False for (pathlib._IGNORED_ERRNOS)
+_ABSENT = (errno.ENOENT, errno.ENOTDIR, errno.EBADF, errno.ELOOP)
+
+
+def _stat(path: Path) -> os.stat_result | None:
+    """``os.stat``, or None where ``Path.exists()`` is False (other errors raise, as there)."""
+    try:
+        return os.stat(path)
+    except OSError as exc:
+        if exc.errno not in _ABSENT:
+            raise
+        return None
+    except ValueError:  # an embedded NUL, as Path.exists()
+        return None
 
 
 @dataclass
@@ -160,13 +177,14 @@ class DeploymentGatherer:
             if confined and not resolved.is_relative_to(self.root):
                 cannot(entry, f"{entry} is outside the repository; deployment files must live in the repository")
                 continue
-            if not resolved.exists():  # a broken symlink too
+            st = _stat(resolved)  # one stat: Path.exists and Path.is_file, and the cache's signature
+            if st is None:  # a broken symlink too
                 missing.append({"index": index, "entry": entry, "file": display})
                 continue
-            if not resolved.is_file():
+            if not stat.S_ISREG(st.st_mode):
                 cannot(display, f"{display} is not a regular file (a directory or a device); name a file")
                 continue
-            result = self._load(resolved, display)
+            result = self._load(resolved, display, (st.st_mtime_ns, st.st_size))
             if isinstance(result, StreamwardenError):
                 where = result.where()
                 cannot(display, f"{where}: {result.message}" if where else f"{display}: {result.message}")
@@ -187,12 +205,8 @@ class DeploymentGatherer:
             return resolved.relative_to(self.root).as_posix()
         return entry
 
-    def _load(self, resolved: Path, shown: str) -> ParsedFile | StreamwardenError:
-        try:
-            st = resolved.stat()
-            signature: tuple[int, int] | None = (st.st_mtime_ns, st.st_size)
-        except OSError:
-            signature = None
+    def _load(self, resolved: Path, shown: str, signature: tuple[int, int]) -> ParsedFile | StreamwardenError:
+        """The file as read; ``signature``: its (mtime, size), from the caller's stat."""
         cached = self._cache.get(resolved)
         if cached is not None and cached[0] == signature:
             return cached[1]
@@ -281,18 +295,17 @@ class _Builder:
         anchor = self.anchor or self.fallback_anchor or {"file": loaded[0][0], "line": 1}
         config, conflicts, unknown = _merge(self.settings, self.problems, self.known_keys)
         for option in explicit_defaults():
-            config.setdefault(
-                option.key,
-                {
-                    "value": option.default,
-                    "raw": None,
-                    "key": option.key,
-                    "file": None,
-                    "line": None,
-                    "kind": None,
-                    "default": True,
-                },
-            )
+            if option.key in config:
+                continue
+            config[option.key] = {
+                "value": option.default,
+                "raw": None,
+                "key": option.key,
+                "file": None,
+                "line": None,
+                "kind": None,
+                "default": True,
+            }
         return available(
             files=self.files,
             anchor=anchor,
