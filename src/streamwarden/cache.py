@@ -196,20 +196,34 @@ def file_state(path: str) -> str:
     except OSError:
         return "other"
     try:
-        if not stat.S_ISREG(os.fstat(fd).st_mode):
+        opened = os.fstat(fd)
+        if not stat.S_ISREG(opened.st_mode):
             return "other"
         where = _opened_path(fd)
         if where is None:
             from streamwarden.contracts.load import resolved
 
             where = str(resolved(Path(path)))
-        with os.fdopen(fd, "rb", closefd=False) as fh:
-            data = fh.read()
+        data = _read_all(fd, opened.st_size)
     except OSError:
         return "other"
     finally:
         os.close(fd)
     return _sha(where, data)
+
+
+def _read_all(fd: int, size: int) -> bytes:
+    """Every byte of an open regular file (``size`` as fstat saw it), to its end: ``os.read``
+    calls, no file object around the descriptor (a run hashes every deployment file its hits
+    name)."""
+    chunk = os.read(fd, max(size, 0) + 1)
+    if not chunk:
+        return chunk
+    chunks = [chunk]
+    while chunk:
+        chunk = os.read(fd, 1 << 20)
+        chunks.append(chunk)
+    return b"".join(chunks)
 
 
 def _opened_path(fd: int) -> str | None:
@@ -270,8 +284,9 @@ def finding_to_json(f: Finding) -> dict[str, Any]:
 def _finding_from_json(d: Any) -> Finding:
     if not isinstance(d, dict) or d.keys() != _FIELD_SET:
         raise ValueError("finding fields")
-    if not all(isinstance(d[name], str) for name in _STR):
-        raise ValueError("a text field is not a string")
+    for name in _STR:
+        if not isinstance(d[name], str):
+            raise ValueError("a text field is not a string")
     if d["file"] is not None and not isinstance(d["file"], str):
         raise ValueError("file")
     if d["line"] is not None and (not isinstance(d["line"], int) or isinstance(d["line"], bool)):

@@ -301,7 +301,13 @@ def _glob_files(root: Path, pattern: str) -> list[Path]:
     if found is None:
         return [p for p in sorted(root.glob(pattern)) if not p.is_dir()]
     # in Path order: part by part ("a/x" before "a-b/x"), without making a Path to compare
-    return [Path(f) for f in sorted(found, key=lambda f: f.split("/"))]
+    paths = [Path(f) for f in sorted(found, key=lambda f: f.split("/"))]
+    if root.is_absolute() and root == _resolved_root(root):
+        # no part below the resolved root is a symbolic link (the scan saw every one): each
+        # file is its own resolution, known without an lstat per file
+        for p in paths:
+            _RESOLVED.setdefault(p, p)
+    return paths
 
 
 class _UseGlob(Exception):
@@ -432,7 +438,7 @@ def _looks_like_contract(path: Path, texts: dict[Path, str] | None = None) -> bo
     streamwarden; unparseable YAML counts (reported by the loader). A contract's text is kept in
     ``texts``, for the loader."""
     try:
-        text = _read_quick(path)
+        text = read_text_quick(path)
     except InputError:
         return True
     meant = _looks_like_text(path, text)
@@ -441,9 +447,10 @@ def _looks_like_contract(path: Path, texts: dict[Path, str] | None = None) -> bo
     return meant
 
 
-def _read_quick(path: Path) -> str:
-    """``read_text(path)``: the same text or the same error, in three system calls for a regular
-    file that keeps its size (discovery reads every YAML file of the tree)."""
+def read_text_quick(path: Path, shown: str | None = None) -> str:
+    """``read_text(path, shown)``: the same text or the same error, in four system calls for a
+    regular file that keeps its size (a run reads every contract, and discovery every YAML file
+    of the tree)."""
     name = os.fspath(path)
     try:
         st = os.stat(name)
@@ -454,10 +461,10 @@ def _read_quick(path: Path) -> str:
             finally:
                 os.close(fd)
             if len(raw) == st.st_size:
-                return decode_utf8(raw, name)
+                return decode_utf8(raw, shown or name)
     except OSError:
         pass
-    return read_text(path)  # anything else: its own checks and messages
+    return read_text(path, shown)  # anything else: its own checks and messages
 
 
 def _looks_like_text(path: Path, text: str) -> bool:
