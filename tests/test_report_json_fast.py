@@ -163,3 +163,10 @@ def test_random_documents_read_as_json_dumps_writes_them() -> None:
 
     for _ in range(3000):
         same(value(0))
+
+
+@pytest.mark.parametrize("message", ["::error::x ##[group] </", "ascii only", "del \x7f ##[", "c1 \x85 ##[", "é ##["])
+def test_the_log_escapes_are_json_text_s_on_ascii_reports_too(message: str) -> None:
+    report = Report(findings=[make_finding(message=message, evidence={"v": message})], pipelines=["p"])
+    doc = {"version": 1, "summary": report.summary, "findings": [f.to_dict() for f in report.findings], "errors": []}
+    assert JsonReporter().render(report) == json_text(slow(doc)) + "\n"

@@ -22,6 +22,7 @@ from streamwarden.report.interface import Report, Reporter
 
 _SCALARS = frozenset({str, int, bool, type(None), float})
 _NAMED = {True: "true", False: "false", None: "null"}
+_LEGACY = "##["  # a workflow command's legacy form: json_text writes its bracket escaped
 _INF = float("inf")
 _MAX_DEPTH = 64  # deeper (or circular) structures take json.dumps's own path
 
@@ -38,7 +39,17 @@ class JsonReporter(Reporter):
             "findings": [f.to_dict() for f in report.findings],
             "errors": [e.to_dict() for e in report.errors],
         }
-        return json_text(indented(doc)) + "\n"
+        return _log_safe(indented(doc)) + "\n"
+
+
+def _log_safe(text: str) -> str:
+    """``json_text(text)`` for serialized JSON. ASCII text without DEL (a flag and one search,
+    where json_text's pattern scans every character) has nothing that pattern matches but what
+    json.dumps escapes already (C0 controls; the raw newlines are the layout's): only its
+    ``##[`` replacement applies, taken from json_text itself."""
+    if text.isascii() and "\x7f" not in text:
+        return text.replace(_LEGACY, json_text(_LEGACY))
+    return json_text(text)
 
 
 def indented(doc: Any) -> str:
