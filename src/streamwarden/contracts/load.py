@@ -275,9 +275,17 @@ def discover_contracts(
     for arg in paths:
         p = Path(arg)
         if p.is_dir():
-            for f in _walk_yaml(p):
-                if _looks_like_contract(f, texts):
-                    found.append(f)
+            given = os.fspath(p)
+            top_resolved = _resolved_dir(given if os.path.isabs(given) else os.path.join(os.getcwd(), given))
+            for name, below in _walk_yaml(p):
+                f = _contract_candidate(name, texts)
+                if f is None:
+                    continue
+                found.append(f)
+                if below is not None:
+                    # the walk entered no symbolic link and the file is none: its resolution is
+                    # the resolved directory's and the rest of its path (no lstat per file)
+                    _RESOLVED.setdefault(f, Path(os.path.join(top_resolved, below)))
         elif p.exists():
             found.append(p)
         else:
@@ -398,23 +406,24 @@ def _entries(directory: str) -> list[os.DirEntry[str]]:
     return entries
 
 
-def _walk_yaml(directory: Path) -> list[Path]:
+def _walk_yaml(directory: Path) -> list[tuple[str, str | None]]:
     """The YAML files under ``directory``, as ``os.walk`` finds them (symbolic links to
     directories not followed; hidden and tool directories skipped; each directory's files in
-    name order, then its subdirectories in name order), one ``os.scandir`` per directory."""
-    out: list[Path] = []
-    _walk_into(os.fspath(directory), out)
+    name order, then its subdirectories in name order), one ``os.scandir`` per directory. Each
+    with its path below ``directory``, or None for a file that is a symbolic link."""
+    out: list[tuple[str, str | None]] = []
+    _walk_into(os.fspath(directory), "", out)
     return out
 
 
-def _walk_into(top: str, out: list[Path]) -> None:
+def _walk_into(top: str, below: str, out: list[tuple[str, str | None]]) -> None:
     try:
         with os.scandir(top) as it:
             entries = list(it)
     except OSError:
         return  # as os.walk: a directory that cannot be listed is skipped
     dirs: list[os.DirEntry[str]] = []
-    files: list[str] = []
+    files: list[os.DirEntry[str]] = []
     for entry in entries:
         try:
             is_dir = entry.is_dir()
@@ -423,14 +432,31 @@ def _walk_into(top: str, out: list[Path]) -> None:
         if is_dir:
             dirs.append(entry)
         else:
-            files.append(entry.name)
-    for name in sorted(files):
+            files.append(entry)
+    for entry in sorted(files, key=lambda e: e.name):
+        name = entry.name
         if name.endswith((".yaml", ".yml")) and name not in _CONFIG_NAMES:
-            out.append(Path(os.path.join(top, name)))
+            rest = os.path.join(below, name)
+            out.append((os.path.join(top, name), None if entry.is_symlink() else rest))
     for entry in sorted(dirs, key=lambda e: e.name):
         # a symbolic link to a directory is not followed (os.walk's followlinks=False)
         if entry.name not in _SKIP_DIRS and not entry.name.startswith(".") and not entry.is_symlink():
-            _walk_into(entry.path, out)
+            _walk_into(entry.path, os.path.join(below, entry.name), out)
+
+
+def _contract_candidate(name: str, texts: dict[Path, str] | None) -> Path | None:
+    """``_looks_like_contract`` of a path given as a string: its Path (made for a contract
+    only), or None."""
+    try:
+        text = read_text_quick(name)
+    except InputError:
+        return Path(name)
+    if not _looks_like_text(name, text):
+        return None
+    path = Path(name)
+    if texts is not None:
+        texts[path] = text
+    return path
 
 
 def _looks_like_contract(path: Path, texts: dict[Path, str] | None = None) -> bool:
@@ -447,7 +473,7 @@ def _looks_like_contract(path: Path, texts: dict[Path, str] | None = None) -> bo
     return meant
 
 
-def read_text_quick(path: Path, shown: str | None = None) -> str:
+def read_text_quick(path: str | os.PathLike[str], shown: str | None = None) -> str:
     """``read_text(path, shown)``: the same text or the same error, in four system calls for a
     regular file that keeps its size (a run reads every contract, and discovery every YAML file
     of the tree)."""
@@ -467,7 +493,7 @@ def read_text_quick(path: Path, shown: str | None = None) -> str:
     return read_text(path, shown)  # anything else: its own checks and messages
 
 
-def _looks_like_text(path: Path, text: str) -> bool:
+def _looks_like_text(path: str | Path, text: str) -> bool:
     if "PipelineContract" in text and _KIND_LINE.search(text):
         return True
     if not _MAYBE_CONTRACT.search(text):
