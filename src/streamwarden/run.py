@@ -225,7 +225,8 @@ def run_check(config: Config, options: RunOptions) -> RunResult:
         for part in parts:
             errors.extend(part[1])
     else:
-        _freeze_heap()
+        if len(files) >= STATIC_CHUNK:  # a full collection (10-30 ms) pays off over many contracts only
+            _freeze_heap()
         checked, own_errors = _check_files(files, ctx, report_progress=True)
         merged.extend(checked)
         errors = errors + own_errors
