@@ -323,6 +323,14 @@ test_first_index_of_nothing if {
 	first_index([]) == {}
 }
 
+test_first_index_of_distinct_keys_keeps_every_pair if {
+	first_index([["b", 0], ["a", 1], [["x"], 2], [null, 3]]) == {"b": 0, "a": 1, ["x"]: 2, null: 3}
+}
+
+test_first_index_with_one_repeated_key_among_distinct_ones if {
+	first_index([["a", 0], ["b", 1], ["c", 2], ["b", 3]]) == {"a": 0, "b": 1, "c": 2}
+}
+
 # --- shared rule helpers --------------------------------------------------------------------------
 
 test_finding_is_the_element_shape_plus_extra if {
