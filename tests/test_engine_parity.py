@@ -26,7 +26,7 @@ from tests.cli import Proc, sw
 from tests.conftest import CLEAN_CONTRACT, NOW, REPO
 from tests.gitrepo import Repo
 from tests.test_diff_rules_git import CASES
-from tests.test_engine_opa_server import FakeOpa
+from tests.test_engine_opa_server import _stand_in
 
 FIXTURES = REPO / "tests" / "fixtures"
 CONTRACT_DIRS = ("contracts/examples", "tests/golden/fixtures")
@@ -34,13 +34,9 @@ CONTRACT_DIRS = ("contracts/examples", "tests/golden/fixtures")
 
 @pytest.fixture(scope="module")
 def opa_url() -> Iterator[str]:
-    pytest.importorskip(
-        "opa_bindings",
-        reason="the real OPA engine is the oracle: pip install --ignore-requires-python "
-        "opa-golib-python-bindings==0.4.4",
-    )
-    pytest.importorskip("opa_client", reason="--engine opa needs the [opa] extra: pip install 'streamwarden[opa]'")
-    with FakeOpa() as server:
+    """The OPA Go engine behind the stand-in REST server of test_engine_opa_server (skips, with
+    the install line, where the OPA bindings or the [opa] extra are missing)."""
+    for server in _stand_in():
         yield server.url
 
 
