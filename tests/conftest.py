@@ -6,6 +6,7 @@ import os
 import textwrap
 from collections.abc import Callable, Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 from click.testing import CliRunner, Result
@@ -174,3 +175,20 @@ def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) ->
         return
     report.outcome = "failed"
     report.longrepr = f"skipped under STREAMWARDEN_REQUIRE_TOOLS=1 (a missing tool must fail CI): {reason}"
+
+
+@pytest.fixture
+def counted_loads(monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    """Each load of a table through the real catalog (the real open_table runs; its calls are listed)."""
+    pytest.importorskip("pyiceberg", reason="the iceberg extra is not installed")
+    from streamwarden.iceberg import catalog
+
+    loads: list[str] = []
+    real = catalog.open_table
+
+    def open_table(cat: Any, catalog_name: str, identifier: str, props: Any) -> Any:
+        loads.append(identifier)
+        return real(cat, catalog_name, identifier, props)
+
+    monkeypatch.setattr(catalog, "open_table", open_table)
+    return loads

@@ -6,7 +6,6 @@ from __future__ import annotations
 
 from dataclasses import replace
 from pathlib import Path
-from typing import Any
 
 import pytest
 
@@ -20,14 +19,11 @@ from tests.data_tables import DataLake, append, spark  # noqa: F401  (the sessio
 from streamwarden.contracts.load import load_contract
 from streamwarden.facts import iceberg, spark_data
 from streamwarden.facts.source import GatherContext
-from streamwarden.iceberg import catalog
 
 pytestmark = pytest.mark.usefixtures("spark")
 
 
-def test_the_data_scan_reads_the_table_the_iceberg_gatherer_opened(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
+def test_the_data_scan_reads_the_table_the_iceberg_gatherer_opened(tmp_path: Path, counted_loads: list[str]) -> None:
     lake = DataLake(tmp_path)
     table = lake.create(
         "sales.orders",
@@ -48,14 +44,7 @@ def test_the_data_scan_reads_the_table_the_iceberg_gatherer_opened(
     contract = load_contract(path, tmp_path).data
     env = lake.environment()
 
-    loads: list[str] = []
-    real = catalog.open_table
-
-    def open_table(cat: Any, catalog_name: str, identifier: str, props: Any) -> Any:
-        loads.append(identifier)
-        return real(cat, catalog_name, identifier, props)
-
-    monkeypatch.setattr(catalog, "open_table", open_table)
+    loads = counted_loads  # each load through the real catalog
     ctx = GatherContext(tmp_path, NOW_MS)
     facts, opened = iceberg.gather_table(contract, env, ctx)
     assert facts["available"] and opened is not None

@@ -9,8 +9,6 @@ import re
 from pathlib import Path
 from typing import Any
 
-import pytest
-
 from streamwarden.facts import deployment, flink, iceberg, savepoint, spark_data
 from streamwarden.facts.source import SOURCES, GatherContext, available, not_configured, unavailable
 
@@ -70,23 +68,6 @@ def test_half_a_table_declaration_reads_the_same_for_every_gatherer(tmp_path: Pa
 
 
 # --- one table load, the same sections for check --env and the recovery verbs -------------------
-
-
-@pytest.fixture
-def counted_loads(monkeypatch: pytest.MonkeyPatch) -> list[str]:
-    """Each load of a table through the real catalog (the real open_table runs; its calls are listed)."""
-    pytest.importorskip("pyiceberg", reason="the iceberg extra is not installed")
-    from streamwarden.iceberg import catalog
-
-    loads: list[str] = []
-    real = catalog.open_table
-
-    def open_table(cat: Any, catalog_name: str, identifier: str, props: Any) -> Any:
-        loads.append(identifier)
-        return real(cat, catalog_name, identifier, props)
-
-    monkeypatch.setattr(catalog, "open_table", open_table)
-    return loads
 
 
 def test_check_and_gate_gather_the_same_iceberg_section_with_one_load_each(
