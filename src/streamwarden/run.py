@@ -16,7 +16,6 @@ from streamwarden.config import Config
 from streamwarden.contracts import Contract, discover_contracts, load_contract, load_contracts
 from streamwarden.contracts.load import (
     display_path,
-    read_text_quick,
     resolved,
     resolved_dirs_forget,
     warm_contract_schema,
@@ -25,6 +24,7 @@ from streamwarden.engine import Engine, PolicySet, load_policy_set, make_engine
 from streamwarden.errors import ContractErrors, InputError, StreamwardenError, UsageError
 from streamwarden.findings import Finding, to_finding
 from streamwarden.waivers import apply_waivers
+from streamwarden.yamlsafe import read_text
 
 # imported where used: a run whose contracts are all cache hits forks no worker, reads no git
 # ref and gathers no fact (multiprocessing, git, pullrequest, facts.static)
@@ -280,7 +280,7 @@ def _hits_first(
             shown = display_path(f, ctx.config.root, resolved_path)
             text = ctx.texts.get(f)
             if text is None:
-                text = ctx.texts[f] = read_text_quick(f, shown)
+                text = ctx.texts[f] = read_text(f, shown)
         except StreamwardenError as exc:
             if answer:  # else reported when the file is checked
                 errors.append(exc)
@@ -498,7 +498,7 @@ def _check_chunk_of(
             shown = display_path(f, ctx.config.root, resolved_path)
             text = ctx.texts.pop(f, None)
             if text is None:
-                text = read_text_quick(f, shown)
+                text = read_text(f, shown)
             key: str | None = None
             entry: Entry | None = None
             if cache is not None and (

@@ -405,8 +405,17 @@ def read_text(path: str | os.PathLike[str], display: str | None = None) -> str:
             hint="contracts and Flink files are small; is this the right file?",
         )
     try:
-        with open(name, "rb") as fh:
-            raw = read_bounded(fh, st.st_size, MAX_BYTES)
+        # one read of the size stat gave (a run reads every contract and every YAML file of the
+        # tree); a file that changed size meanwhile is read again, bounded. O_NONBLOCK: a file
+        # swapped for a FIFO after the stat fails instead of waiting.
+        fd = os.open(name, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
+        try:
+            raw = os.read(fd, st.st_size + 1)
+        finally:
+            os.close(fd)
+        if len(raw) != st.st_size:
+            with open(name, "rb") as fh:
+                raw = read_bounded(fh, st.st_size, MAX_BYTES)
     except OSError as exc:
         raise InputError(f"cannot read: {exc.strerror}", file=shown) from None
     if len(raw) > MAX_BYTES:

@@ -19,9 +19,7 @@ from streamwarden.contracts.validate import fast_check_for, validate_document
 from streamwarden.errors import ContractErrors, InputError, StreamwardenError
 from streamwarden.resources import CONTRACT_SCHEMA, load_schema
 from streamwarden.yamlsafe import (
-    MAX_BYTES,
     YamlDocument,
-    decode_utf8,
     join_index,
     join_key,
     load_single,
@@ -448,7 +446,7 @@ def _contract_candidate(name: str, texts: dict[Path, str] | None) -> Path | None
     """``_looks_like_contract`` of a path given as a string: its Path (made for a contract
     only), or None."""
     try:
-        text = read_text_quick(name)
+        text = read_text(name)
     except InputError:
         return Path(name)
     if not _looks_like_text(name, text):
@@ -464,33 +462,13 @@ def _looks_like_contract(path: Path, texts: dict[Path, str] | None = None) -> bo
     streamwarden; unparseable YAML counts (reported by the loader). A contract's text is kept in
     ``texts``, for the loader."""
     try:
-        text = read_text_quick(path)
+        text = read_text(path)
     except InputError:
         return True
     meant = _looks_like_text(path, text)
     if meant and texts is not None:
         texts[path] = text
     return meant
-
-
-def read_text_quick(path: str | os.PathLike[str], shown: str | None = None) -> str:
-    """``read_text(path, shown)``: the same text or the same error, in four system calls for a
-    regular file that keeps its size (a run reads every contract, and discovery every YAML file
-    of the tree)."""
-    name = os.fspath(path)
-    try:
-        st = os.stat(name)
-        if stat.S_ISREG(st.st_mode) and st.st_size <= MAX_BYTES:
-            fd = os.open(name, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
-            try:
-                raw = os.read(fd, st.st_size + 1)
-            finally:
-                os.close(fd)
-            if len(raw) == st.st_size:
-                return decode_utf8(raw, shown or name)
-    except OSError:
-        pass
-    return read_text(path, shown)  # anything else: its own checks and messages
 
 
 def _looks_like_text(path: str | Path, text: str) -> bool:
