@@ -22,12 +22,15 @@ available if facts.available == true
 # setting(key): the effective entry of a Flink 2.x key, set or defaulted, when its value parsed
 # (an unparseable value is SW-DEPLOY-003's, and no other rule guesses at it) and is not a
 # placeholder filled in at deploy time (${VAR}, {{ .Values.x }}: SW-DEPLOY-004 names it, info).
-setting(key) := e if {
+# the settings the policies can read (not an error, not a placeholder), gathered once per evaluation
+usable_settings := {k: e |
 	available
-	e := facts.config[key]
+	some k, e in facts.config
 	not e.error
 	not e.placeholder
 }
+
+setting(key) := usable_settings[key]
 
 # Where a finding about entry e points: the line that sets it, or, for a key the repository
 # leaves unset, the place that should set it (the CR's flinkConfiguration, or the first file).
