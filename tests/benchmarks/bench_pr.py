@@ -23,12 +23,11 @@ import statistics
 import subprocess
 import sys
 import tempfile
-import time
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parent.parent))
-from tests.benchmarks.bench_check import generate  # noqa: E402
+from tests.benchmarks.bench_check import compile_bytecode, generate  # noqa: E402
 
 os.environ["STREAMWARDEN_SELF_CHECK"] = "0"  # a benchmark measures the product
 
@@ -62,23 +61,26 @@ def build(repo: Path, n: int) -> None:
 
 
 # a fresh wrapper per measurement: ru_maxrss of children is the largest process it waited for
+# (the wall time is the check process's, as the wrapper saw it: its own start is not the check's)
 _WRAPPER = (
-    "import resource, subprocess, sys\n"
+    "import resource, subprocess, sys, time\n"
+    "t0 = time.perf_counter()\n"
     "p = subprocess.run(sys.argv[1:], capture_output=True, text=True)\n"
+    "wall = time.perf_counter() - t0\n"
     "sys.stderr.write(p.stderr)\n"
-    "print(p.returncode, resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss)\n"
+    "print(p.returncode, resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss, wall)\n"
 )
 PEAK: dict[str, float] = {}  # kind of run -> peak RSS (MB) of the check process and its workers
 
 
 def timed(repo: Path, *args: str, kind: str = "") -> float:
-    t0 = time.perf_counter()
     command = [sys.executable, "-m", "streamwarden.cli", "check", "--format", "json", "-o", os.devnull, *args]
     proc = subprocess.run(
         [sys.executable, "-c", _WRAPPER, *command], cwd=repo, capture_output=True, text=True, check=False
     )
-    wall = time.perf_counter() - t0
-    code, _, rss = proc.stdout.strip().rpartition("\n")[2].partition(" ")
+    parts = proc.stdout.strip().rpartition("\n")[2].split(" ")
+    code, rss, wall_text = parts if len(parts) == 3 else ("?", "0", "nan")
+    wall = float(wall_text)
     if code not in ("0", "1"):
         raise SystemExit(f"check {' '.join(args)} failed ({code}): {proc.stderr[-2000:]}")
     if kind:
@@ -92,6 +94,7 @@ def main() -> int:
     ap.add_argument("--runs", type=int, default=3)
     ap.add_argument("--json", type=Path, help="also write the measurements to this file")
     args = ap.parse_args()
+    compile_bytecode()
     tmp = Path(tempfile.mkdtemp(prefix="sw-bench-pr-"))
     try:
         repo = tmp / "repo"
