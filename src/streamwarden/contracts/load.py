@@ -58,9 +58,10 @@ class Contract:
 
 
 def display_path(path: Path, root: Path, resolved: Path | None = None) -> str:
-    """Root-relative with forward slashes inside the root (SARIF and annotations need it), else as given."""
+    """Root-relative with forward slashes inside the root (SARIF and annotations need it), else as
+    given; always valid Unicode (:func:`shown_name`)."""
     inside = relative_posix(resolved or _resolve_cached(path), _resolved_root(root))
-    return str(path) if inside is None else inside
+    return shown_name(str(path) if inside is None else inside)
 
 
 def display_path_str(path: str, root: Path) -> str:
@@ -71,7 +72,26 @@ def display_path_str(path: str, root: Path) -> str:
     if os.sep != "/" or name in ("", ".", "..") or os.path.islink(absolute):
         return display_path(Path(path), root)
     inside = _relative_str(os.path.join(_resolved_dir(directory), name), str(_resolved_root(root)))
-    return path if inside is None else inside
+    return shown_name(path if inside is None else inside)
+
+
+def shown_name(name: str) -> str:
+    """A file name as shown to the user: valid Unicode. On POSIX a name's bytes that are not UTF-8
+    come from the OS as lone surrogates (``surrogateescape``: byte 0xff is ``"\\udcff"``), which
+    no JSON, SARIF or policy input may carry; each such byte is shown as ``\\xNN``. Only the shown
+    string changes: the file is read by its real path."""
+    if name.isascii():
+        return name
+    try:
+        name.encode("utf-8")
+    except UnicodeEncodeError:
+        pass
+    else:
+        return name
+    try:
+        return name.encode("utf-8", "surrogateescape").decode("utf-8", "backslashreplace")
+    except UnicodeEncodeError:  # a surrogate no OS name decodes to (a YAML "\ud800" escape)
+        return name.encode("utf-8", "backslashreplace").decode("utf-8")
 
 
 def relative_posix(path: Path, top: Path) -> str | None:
@@ -290,7 +310,7 @@ def discover_contracts(
             errors.append(
                 InputError(
                     "path does not exist",
-                    file=arg,
+                    file=shown_name(arg),
                     hint="give a contract file or a directory that holds contracts",
                 )
             )

@@ -91,10 +91,21 @@ class RegorusEngine(Engine):
 
     def evaluate(self, input_doc: dict[str, Any], packages: Sequence[str] | None = None) -> RawResults:
         files = self.policy_set.files_for(input_doc)
-        text = json.dumps(input_doc)
-        if self._guarded and (packages is None or any(p in self._custom for p in packages)):
-            return self._evaluate_guarded(input_doc, files, text, packages)
-        return self._evaluate_files(files, text, packages)
+        # not ensure_ascii: a lone surrogate (a name's byte that is not UTF-8, a server's "\udcff")
+        # then fails to encode (in pyo3, or on the way to the sandbox child) instead of reaching
+        # regorus as an escape it refuses with a RuntimeError. Never set_input (the object path):
+        # it crashes the process on one.
+        text = json.dumps(input_doc, ensure_ascii=False)
+        try:
+            if self._guarded and (packages is None or any(p in self._custom for p in packages)):
+                return self._evaluate_guarded(input_doc, files, text, packages)
+            return self._evaluate_files(files, text, packages)
+        except UnicodeEncodeError:
+            raise _not_unicode(input_doc) from None
+        except RuntimeError as exc:
+            if "surrogate" not in str(exc):
+                raise
+            raise _not_unicode(input_doc) from None
 
     def _evaluate_files(self, files: list[PolicyFile], text: str, packages: Sequence[str] | None) -> RawResults:
         compiled = self._variant(files)
@@ -226,6 +237,46 @@ def _subject(input_doc: dict[str, Any]) -> str:
         if isinstance(name, str) and name:
             return f"pipeline {name!r}"
     return "the repository-level policies" if "repository" in input_doc else "the input"
+
+
+def _not_unicode(input_doc: dict[str, Any]) -> InputError:
+    """A document with a string that is not valid Unicode: no engine can be given it."""
+    where = _surrogate_path(input_doc, "input")
+    at = f" (at {where})" if where else ""
+    return InputError(
+        f"{_subject(input_doc)} has text that is not valid Unicode{at}: a lone surrogate, e.g. from a "
+        "server's answer (a \\udcXX escape) or a name whose bytes are not UTF-8; it cannot be evaluated",
+        hint="fix the text at its source (the server, the file or directory name), or check the pipeline "
+        "without that source; names on disk are best renamed to UTF-8",
+    )
+
+
+def _surrogate_path(value: Any, path: str) -> str | None:
+    """Where the first string with a lone surrogate is (a key or a value), for the message."""
+    if isinstance(value, str):
+        return None if _encodes(value) else path
+    if isinstance(value, dict):
+        for k, v in value.items():
+            key = str(k)
+            if not _encodes(key):
+                return f"{path}.{key!a}"
+            found = _surrogate_path(v, f"{path}.{key}")
+            if found:
+                return found
+    elif isinstance(value, (list, tuple)):
+        for i, v in enumerate(value):
+            found = _surrogate_path(v, f"{path}[{i}]")
+            if found:
+                return found
+    return None
+
+
+def _encodes(text: str) -> bool:
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
 
 
 def _remote(info: dict[str, Any]) -> Exception:

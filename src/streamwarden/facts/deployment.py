@@ -55,6 +55,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from streamwarden.contracts.load import shown_name
 from streamwarden.errors import StreamwardenError
 from streamwarden.facts.source import GatherContext, available, not_configured, unavailable
 from streamwarden.flink.config import KeyStatus, explicit_defaults, lookup, matches_known
@@ -201,8 +202,8 @@ class DeploymentGatherer:
         return {**_Builder(contract, job, known_keys).build(loaded), **gaps}
 
     def _display(self, resolved: Path, entry: str) -> str:
-        if resolved.is_relative_to(self.root):
-            return resolved.relative_to(self.root).as_posix()
+        if resolved.is_relative_to(self.root):  # a directory name that is not UTF-8 is shown escaped
+            return shown_name(resolved.relative_to(self.root).as_posix())
         return entry
 
     def _load(self, resolved: Path, shown: str, signature: tuple[int, int]) -> ParsedFile | StreamwardenError:
