@@ -4,7 +4,6 @@ timestamp): is the day real? Used by the YAML loader and the contract schema's `
 
 from __future__ import annotations
 
-import calendar
 import re
 
 _DATE_RE = re.compile(r"([0-9]{4})-([0-9]{2})-([0-9]{2})")
@@ -21,6 +20,8 @@ def calendar_problem(text: str) -> str | None:
         return "year 0000 does not exist (years start at 0001)"
     if not 1 <= month <= 12:
         return f"there is no month {month:02d}"
+    import calendar  # only a date that matches the pattern pays for the module (and its locale import)
+
     last = calendar.monthrange(year, month)[1]
     if not 1 <= day <= last:
         return f"{calendar.month_name[month]} {year} has {last} days"
