@@ -45,6 +45,11 @@ class GitRepo:
     def git(self, *args: str, input_bytes: bytes | None = None) -> subprocess.CompletedProcess[bytes]:
         return subprocess.run(["git", *args], cwd=self.top, input=input_bytes, capture_output=True, check=False)
 
+    def start(self, *args: str) -> Pending:
+        """``git(*args)`` started in the background: the caller goes on working (git runs on another
+        core) and collects the result with :meth:`Pending.result`."""
+        return Pending(self.top, args)
+
     def text(self, *args: str) -> str:
         proc = self.git(*args)
         if proc.returncode != 0:
@@ -84,11 +89,11 @@ class GitRepo:
 
     def grep_files(self, commit: str, pattern: str, pathspecs: list[str]) -> list[str]:
         """Paths (repo-relative) at ``commit`` whose content matches the extended regex."""
-        proc = self.git("grep", "-l", "-z", "-E", "-I", pattern, commit, "--", *(pathspecs or ["."]))
-        if proc.returncode not in (0, 1):
-            raise GitError(f"git grep failed: {proc.stderr.decode(errors='replace').strip()}")
-        prefix = f"{commit}:"
-        return [p[len(prefix) :] for p in _nul_split(proc.stdout) if p.startswith(prefix)]
+        return grep_result(self.git(*_grep_args(commit, pattern, pathspecs)), commit)
+
+    def start_grep_files(self, commit: str, pattern: str, pathspecs: list[str]) -> Pending:
+        """:meth:`grep_files` in the background (:func:`grep_result` reads its result)."""
+        return self.start(*_grep_args(commit, pattern, pathspecs))
 
     def ls_files(self, commit: str, pathspecs: list[str]) -> list[str]:
         proc = self.git("ls-tree", "-r", "--name-only", "-z", commit, "--", *pathspecs)
@@ -128,19 +133,11 @@ class GitRepo:
         """Path -> blob id of every file under the pathspecs' literal directories at ``commit``,
         from one ``git ls-tree -r -z`` (one walk of the trees; no content is read). A ``:(glob)``
         pathspec is listed from its directory before the first wildcard: a superset."""
-        prefixes = sorted({literal_prefix(p) for p in pathspecs} or {""})
-        if "" in prefixes:
-            prefixes = [""]
-        proc = self.git("ls-tree", "-r", "-z", "--full-tree", commit, "--", *(p for p in prefixes if p))
-        if proc.returncode != 0:
-            raise GitError(f"git ls-tree failed: {proc.stderr.decode(errors='replace').strip()}")
-        out: dict[str, str] = {}
-        for record in _nul_split(proc.stdout):
-            meta, _, path = record.partition("\t")
-            parts = meta.split(" ")
-            if len(parts) == 3 and parts[1] == "blob":
-                out[path] = parts[2]
-        return out
+        return blob_ids_result(self.git(*_ls_tree_args(commit, pathspecs)))
+
+    def start_blob_ids(self, commit: str, pathspecs: list[str]) -> Pending:
+        """:meth:`blob_ids` in the background (:func:`blob_ids_result` reads its result)."""
+        return self.start(*_ls_tree_args(commit, pathspecs))
 
     def read(self, commit: str, path: str) -> bytes | None:
         return self.read_blobs([f"{commit}:{path}"])[f"{commit}:{path}"]
@@ -242,6 +239,83 @@ def literal_prefix(pathspec: str) -> str:
     else:
         return "/".join(literal).strip("/") if literal != ["."] else ""  # a literal path: itself
     return "/".join(literal).strip("/")
+
+
+class Pending:
+    """A git command running in the background. Its output goes to temporary files, not pipes: a
+    pipe nobody reads yet would stop git once full (64 KiB: a grep over a few thousand files)."""
+
+    def __init__(self, top: Path, args: tuple[str, ...]) -> None:
+        import tempfile
+
+        self.args = args
+        # the files live as long as the command (closed by result() or close()), not a block
+        self._out = tempfile.TemporaryFile()  # noqa: SIM115
+        self._err = tempfile.TemporaryFile()  # noqa: SIM115
+        try:
+            self._proc: subprocess.Popen[bytes] | None = subprocess.Popen(
+                ["git", *args], cwd=top, stdin=subprocess.DEVNULL, stdout=self._out, stderr=self._err
+            )
+        except BaseException:
+            self._close_files()
+            raise
+
+    def result(self) -> subprocess.CompletedProcess[bytes]:
+        """Wait for git and return what it wrote, as :meth:`GitRepo.git` does."""
+        if self._proc is None:
+            raise RuntimeError("the result of a background git command was already taken")
+        try:
+            code = self._proc.wait()
+            self._proc = None
+            self._out.seek(0)
+            self._err.seek(0)
+            return subprocess.CompletedProcess(["git", *self.args], code, self._out.read(), self._err.read())
+        finally:
+            self.close()
+
+    def close(self) -> None:
+        """Stop git if it still runs (the run failed before it needed the result); idempotent."""
+        proc, self._proc = self._proc, None
+        if proc is not None and proc.poll() is None:
+            proc.kill()
+            proc.wait()
+        self._close_files()
+
+    def _close_files(self) -> None:
+        self._out.close()
+        self._err.close()
+
+
+def _grep_args(commit: str, pattern: str, pathspecs: list[str]) -> tuple[str, ...]:
+    return ("grep", "-l", "-z", "-E", "-I", pattern, commit, "--", *(pathspecs or ["."]))
+
+
+def grep_result(proc: subprocess.CompletedProcess[bytes], commit: str) -> list[str]:
+    """The paths a ``git grep -l -z`` at ``commit`` found (exit 1: none)."""
+    if proc.returncode not in (0, 1):
+        raise GitError(f"git grep failed: {proc.stderr.decode(errors='replace').strip()}")
+    prefix = f"{commit}:"
+    return [p[len(prefix) :] for p in _nul_split(proc.stdout) if p.startswith(prefix)]
+
+
+def _ls_tree_args(commit: str, pathspecs: list[str]) -> tuple[str, ...]:
+    prefixes = sorted({literal_prefix(p) for p in pathspecs} or {""})
+    if "" in prefixes:
+        prefixes = [""]
+    return ("ls-tree", "-r", "-z", "--full-tree", commit, "--", *(p for p in prefixes if p))
+
+
+def blob_ids_result(proc: subprocess.CompletedProcess[bytes]) -> dict[str, str]:
+    """Path -> blob id from a ``git ls-tree -r -z`` (entries that are not blobs left out)."""
+    if proc.returncode != 0:
+        raise GitError(f"git ls-tree failed: {proc.stderr.decode(errors='replace').strip()}")
+    out: dict[str, str] = {}
+    for record in _nul_split(proc.stdout):
+        meta, _, path = record.partition("\t")
+        parts = meta.split(" ")
+        if len(parts) == 3 and parts[1] == "blob":
+            out[path] = parts[2]
+    return out
 
 
 def blob_id(data: bytes, like: str) -> str:

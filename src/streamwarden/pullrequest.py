@@ -21,7 +21,7 @@ from streamwarden.contracts.normalize import UnitError, lower_enums, normalize_c
 from streamwarden.contracts.schemawalk import walker_for
 from streamwarden.engine.policyset import PolicyFile, builtin_policy_files, parse_policy
 from streamwarden.errors import ContractErrors, StreamwardenError
-from streamwarden.git import GitRepo, blob_id, follow, literal_prefix
+from streamwarden.git import GitRepo, Pending, blob_id, blob_ids_result, follow, grep_result, literal_prefix
 from streamwarden.resources import CONTRACT_SCHEMA, load_schema, policies_dir
 from streamwarden.yamlsafe import decode_utf8, parse_documents
 
@@ -222,57 +222,117 @@ def load_base(
 
     ``reuse_unchanged``: a base file with the same bytes as the work tree at the same path is not
     parsed; its base version is the head contract, with no history (see ``document``)."""
+    pending = begin_base(repo, ref, config, paths, globs, reuse_unchanged)
+    try:
+        return pending.finish()
+    finally:
+        pending.close()
+
+
+def begin_base(
+    repo: GitRepo,
+    ref: str,
+    config: Config,
+    paths: list[str],
+    globs: list[str] | None = None,
+    reuse_unchanged: bool = False,
+) -> PendingBase:
+    """:func:`load_base` in two steps: the merge base now, and the git processes that list the base
+    contracts (a grep over every file at the merge base; with ``reuse_unchanged`` the tree's blob
+    ids) started in the background, so that the caller's own work (discovering the head's
+    contracts) runs meanwhile. :meth:`PendingBase.finish` completes it; ``close`` stops what was
+    not collected (call it in a ``finally``)."""
     commit = repo.merge_base(ref)
-    snapshot = BaseSnapshot(ref=ref, commit=commit, repo=repo, root=config.root)
     pathspecs = _pathspecs(repo, config, paths, config.contracts if globs is None else globs)
-    files = repo.grep_files(commit, _KIND_PATTERN, pathspecs)
-    files = [f for f in files if f.endswith((".yaml", ".yml"))]
-    if reuse_unchanged:
-        # a file the work tree holds with the same bytes is told by its object id (computed from the
-        # work tree's bytes): only the others' contents are read from git
-        ids = repo.blob_ids(commit, pathspecs)
-        changed = []
-        top = os.fspath(repo.top)
+    return PendingBase(repo, ref, config, commit, pathspecs, reuse_unchanged)
+
+
+class PendingBase:
+    """A base snapshot whose git listings are still running (see :func:`begin_base`)."""
+
+    def __init__(
+        self, repo: GitRepo, ref: str, config: Config, commit: str, pathspecs: list[str], reuse_unchanged: bool
+    ) -> None:
+        self.repo, self.ref, self.config, self.commit = repo, ref, config, commit
+        self.pathspecs, self.reuse_unchanged = pathspecs, reuse_unchanged
+        self._grep: Pending | None = repo.start_grep_files(commit, _KIND_PATTERN, pathspecs)
+        self._ids: Pending | None = None
+        try:
+            if reuse_unchanged:
+                self._ids = repo.start_blob_ids(commit, pathspecs)
+        except BaseException:
+            self.close()
+            raise
+
+    def close(self) -> None:
+        for pending in (self._grep, self._ids):
+            if pending is not None:
+                pending.close()
+        self._grep = self._ids = None
+
+    def finish(self) -> BaseSnapshot:
+        repo, config, commit, pathspecs = self.repo, self.config, self.commit, self.pathspecs
+        if self._grep is None:
+            raise RuntimeError("the base snapshot was already finished or closed")
+        snapshot = BaseSnapshot(ref=self.ref, commit=commit, repo=repo, root=config.root)
+        files = grep_result(self._grep.result(), commit)
+        files = [f for f in files if f.endswith((".yaml", ".yml"))]
+        if self._ids is not None:
+            # a file the work tree holds with the same bytes is told by its object id (computed from
+            # the work tree's bytes): only the others' contents are read from git
+            ids = blob_ids_result(self._ids.result())
+            changed = []
+            top = os.fspath(repo.top)
+            for f in files:
+                oid = ids.get(f)
+                work = os.path.join(top, f)
+                if oid is not None and _work_tree_id(work, oid) == oid:
+                    # what the work tree holds at the same path: its meaning is the head's, not parsed twice
+                    snapshot.by_path[f] = BaseContract(display_path_str(work, config.root), f, None, unchanged=True)
+                elif oid is not None:
+                    changed.append(f)
+            files = changed
+        self.close()
+        blobs = repo.read_blobs([f"{commit}:{f}" for f in files])
         for f in files:
-            oid = ids.get(f)
-            work = os.path.join(top, f)
-            if oid is not None and _work_tree_id(work, oid) == oid:
-                # what the work tree holds at the same path: its meaning is the head's, not parsed twice
-                snapshot.by_path[f] = BaseContract(display_path_str(work, config.root), f, None, unchanged=True)
-            elif oid is not None:
-                changed.append(f)
-        files = changed
-    blobs = repo.read_blobs([f"{commit}:{f}" for f in files])
-    for f in files:
-        blob = blobs.get(f"{commit}:{f}")
-        if blob is None:
-            continue
-        shown = display_path(repo.top / f, config.root)
-        parsed = _parse_contract(blob, shown, repo.top / f)
-        parsed.repo_path = f
-        snapshot.by_path[f] = parsed
-        if parsed.name and parsed.name not in snapshot.by_name:
-            snapshot.by_name[parsed.name] = parsed
-    # history: the contract folders (each pathspec's literal directory), so that a rename inside
-    # them is seen from both of its sides
-    snapshot.pathspecs = sorted({literal_prefix(p) for p in pathspecs} or {""})
-    if "" in snapshot.pathspecs:
-        snapshot.pathspecs = []
-    snapshot.prepare_history()
-    return snapshot
+            blob = blobs.get(f"{commit}:{f}")
+            if blob is None:
+                continue
+            shown = display_path(repo.top / f, config.root)
+            parsed = _parse_contract(blob, shown, repo.top / f)
+            parsed.repo_path = f
+            snapshot.by_path[f] = parsed
+            if parsed.name and parsed.name not in snapshot.by_name:
+                snapshot.by_name[parsed.name] = parsed
+        # history: the contract folders (each pathspec's literal directory), so that a rename inside
+        # them is seen from both of its sides
+        snapshot.pathspecs = sorted({literal_prefix(p) for p in pathspecs} or {""})
+        if "" in snapshot.pathspecs:
+            snapshot.pathspecs = []
+        snapshot.prepare_history()
+        return snapshot
+
+
+_READ_FLAGS = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0)
 
 
 def _work_tree_id(path: str, like: str) -> str | None:
-    """The blob id of the work tree's regular file at ``path`` (None: no such file)."""
+    """The blob id of the work tree's regular file at ``path`` (None: no such file). ``os.read``
+    calls on the descriptor, no file object: a pull request's check reads every unchanged contract."""
     try:
-        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
+        fd = os.open(path, _READ_FLAGS)
     except OSError:
         return None
     try:
-        if not stat.S_ISREG(os.fstat(fd).st_mode):
+        st = os.fstat(fd)
+        if not stat.S_ISREG(st.st_mode):
             return None
-        with os.fdopen(fd, "rb", closefd=False) as fh:
-            return blob_id(fh.read(), like)
+        chunk = os.read(fd, st.st_size + 1)
+        chunks = [chunk]
+        while chunk:  # to the end, if the file grew since the fstat
+            chunk = os.read(fd, 1 << 20)
+            chunks.append(chunk)
+        return blob_id(b"".join(chunks), like)
     except OSError:
         return None
     finally:

@@ -32,7 +32,7 @@ if TYPE_CHECKING:
     from streamwarden.cache import Entry, ResultCache, Stats
     from streamwarden.engine.limits import Limits
     from streamwarden.engine.policyset import PolicyFile
-    from streamwarden.pullrequest import BaseSnapshot, TrustedPolicies
+    from streamwarden.pullrequest import BaseSnapshot, PendingBase, TrustedPolicies
 
 
 @dataclass
@@ -149,9 +149,10 @@ def run_check(config: Config, options: RunOptions) -> RunResult:
     # which files are contracts: the work tree's configuration and, in a pull request, the trusted
     # one too (a pull request cannot narrow the set; a contract leaves it only by being deleted)
     selecting = [config]
+    pending_base: PendingBase | None = None
     if options.base_ref:
         from streamwarden.git import GitRepo
-        from streamwarden.pullrequest import load_base, load_trusted
+        from streamwarden.pullrequest import begin_base, load_trusted
 
         repo = GitRepo.discover(config.root)
         trusted = load_trusted(repo, options.trusted_ref or options.base_ref, config, list(options.policy_dirs))
@@ -164,7 +165,9 @@ def run_check(config: Config, options: RunOptions) -> RunResult:
         # compare it are not evaluated (they were when it last changed)
         same_ref = options.trusted_ref is None or repo.resolve(options.trusted_ref) == repo.resolve(options.base_ref)
         ctx.skip_unchanged = same_ref and not trusted.changes
-        ctx.base = load_base(
+        # the base's git listings run in the background while this process discovers the head's
+        # contracts (two cores: git's grep over the merge base and the discovery overlap)
+        pending_base = begin_base(
             repo,
             options.base_ref,
             config,
@@ -172,7 +175,13 @@ def run_check(config: Config, options: RunOptions) -> RunResult:
             _union_globs(selecting),
             reuse_unchanged=ctx.skip_unchanged,
         )
-    files, errors = discover_for_configs(options.paths, selecting, ctx.texts)
+    try:
+        files, errors = discover_for_configs(options.paths, selecting, ctx.texts)
+        if pending_base is not None:
+            ctx.base = pending_base.finish()
+    finally:
+        if pending_base is not None:
+            pending_base.close()
     ctx.keep_inputs = options.keep_inputs or len(files) < PARALLEL_THRESHOLD
     if options.environment:
         # connection details come from the trusted configuration when there is one: a pull request
