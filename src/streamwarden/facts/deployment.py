@@ -55,7 +55,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from streamwarden.contracts.load import shown_name
+from streamwarden.contracts.load import relative_posix, resolved, shown_name
 from streamwarden.errors import StreamwardenError
 from streamwarden.facts.source import GatherContext, available, not_configured, unavailable
 from streamwarden.flink.config import KeyStatus, explicit_defaults, lookup, matches_known
@@ -159,8 +159,8 @@ class DeploymentGatherer:
             return not_configured()
         if isinstance(entries, str):
             entries = [entries]
-        base = contract_file.resolve().parent
-        confined = base.is_relative_to(self.root)  # a contract in the repository names files in it
+        base = resolved(contract_file).parent  # each directory resolved once per run, not per file
+        confined = relative_posix(base, self.root) is not None  # a contract in the repository names files in it
         loaded: list[tuple[str, ParsedFile]] = []
         missing: list[dict[str, Any]] = []
         unreadable: list[dict[str, Any]] = []
@@ -173,19 +173,19 @@ class DeploymentGatherer:
             if not isinstance(entry, str) or not entry.strip():
                 cannot(shown_entry, f"{shown_entry} is not a file path")
                 continue
-            resolved = (base / entry).resolve()
-            display = self._display(resolved, entry)
-            if confined and not resolved.is_relative_to(self.root):
+            target = resolved(base / entry)
+            display = self._display(target, entry)
+            if confined and relative_posix(target, self.root) is None:
                 cannot(entry, f"{entry} is outside the repository; deployment files must live in the repository")
                 continue
-            st = _stat(resolved)  # one stat: Path.exists and Path.is_file, and the cache's signature
+            st = _stat(target)  # one stat: Path.exists and Path.is_file, and the cache's signature
             if st is None:  # a broken symlink too
                 missing.append({"index": index, "entry": entry, "file": display})
                 continue
             if not stat.S_ISREG(st.st_mode):
                 cannot(display, f"{display} is not a regular file (a directory or a device); name a file")
                 continue
-            result = self._load(resolved, display, (st.st_mtime_ns, st.st_size))
+            result = self._load(target, display, (st.st_mtime_ns, st.st_size))
             if isinstance(result, StreamwardenError):
                 where = result.where()
                 cannot(display, f"{where}: {result.message}" if where else f"{display}: {result.message}")
@@ -202,8 +202,9 @@ class DeploymentGatherer:
         return {**_Builder(contract, job, known_keys).build(loaded), **gaps}
 
     def _display(self, resolved: Path, entry: str) -> str:
-        if resolved.is_relative_to(self.root):  # a directory name that is not UTF-8 is shown escaped
-            return shown_name(resolved.relative_to(self.root).as_posix())
+        rel = relative_posix(resolved, self.root)  # resolved paths: compared as strings
+        if rel is not None:  # a directory name that is not UTF-8 is shown escaped
+            return shown_name(rel)
         return entry
 
     def _load(self, resolved: Path, shown: str, signature: tuple[int, int]) -> ParsedFile | StreamwardenError:
@@ -264,7 +265,7 @@ def gather_deployment(
     parses each file once (a file changed on disk since is read again).
     """
     if gatherer is None:
-        key = root.resolve()
+        key = resolved(root)
         gatherer = _SHARED.get(key)
         if gatherer is None:
             if len(_SHARED) >= 8:
