@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import json
 import re
@@ -74,6 +75,7 @@ class Finding:
 _LIST_ITEM = re.compile(r"^\s*(?:[-*+]|\d+[.)])\s")
 
 
+@functools.lru_cache(maxsize=1024)  # a run's remediations are its rules' few texts, each seen many times
 def unwrap(text: str) -> str:
     """METADATA prose as sentences: the lines of each paragraph joined with spaces (a YAML ``|``
     block keeps the policy file's hard wraps), paragraphs and list items kept on lines of their
@@ -150,12 +152,12 @@ def to_finding(policy_set: PolicySet, package: str, rule_set: str, element: Any,
     from streamwarden.engine.policyset import RESERVED_PREFIX, SET_SEVERITY
     from streamwarden.errors import PolicyError
 
-    files = ", ".join(policy_set.package_files(package))
     if (
         not isinstance(element, dict)
         or not isinstance(element.get("rule"), str)
         or not isinstance(element.get("message"), str)
     ):
+        files = ", ".join(policy_set.package_files(package))
         raise PolicyError(
             f"data.{package}.{rule_set} produced {str(element)[:80]!r}: each element must be an object "
             'with a string "rule" id and a string "message"',
@@ -163,7 +165,8 @@ def to_finding(policy_set: PolicySet, package: str, rule_set: str, element: Any,
             hint='e.g. deny contains {"rule": "ACME-001", "message": "...", "path": "checkpoint.interval"} if { ... }',
         )
     rule = element["rule"]
-    if policy_set.is_custom_package(package) and rule.startswith(RESERVED_PREFIX):
+    if rule.startswith(RESERVED_PREFIX) and policy_set.is_custom_package(package):
+        files = ", ".join(policy_set.package_files(package))
         raise PolicyError(
             f"custom policy package {package} emits rule id {rule}: ids starting with {RESERVED_PREFIX} are reserved",
             file=files or None,

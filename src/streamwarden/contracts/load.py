@@ -152,6 +152,7 @@ def resolved(path: Path) -> Path:
     found = _RESOLVED.get(path)
     if found is None:
         found = _RESOLVED[path] = _resolve(path)
+        _RESOLVED.setdefault(found, found)  # a resolution resolves to itself (asked again by later steps)
     return found
 
 

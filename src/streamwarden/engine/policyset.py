@@ -15,6 +15,7 @@ what the engine and the verbs need to know about a policy, so no Python code nam
 
 from __future__ import annotations
 
+import functools
 import json
 import re
 from collections.abc import Iterator
@@ -133,7 +134,12 @@ class PolicySet:
         return [f.display for f in self.files if f.package == package and not f.is_test]
 
     def is_custom_package(self, package: str) -> bool:
-        return any(not f.builtin for f in self.files if f.package == package)
+        return package in self._custom_packages
+
+    @functools.cached_property
+    def _custom_packages(self) -> frozenset[str]:
+        """The packages a custom file declares (asked for every finding: computed once)."""
+        return frozenset(f.package for f in self.files if not f.builtin)
 
     def diff_rule_ids(self) -> set[str]:
         """The rules whose METADATA says ``kind: diff``: they compare the base with the head."""
