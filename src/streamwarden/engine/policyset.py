@@ -125,10 +125,24 @@ class PolicySet:
 
     def files_for(self, input_doc: dict[str, Any]) -> list[PolicyFile]:
         """The runtime files that can fire on ``input_doc``: a file whose ``requires`` conditions
-        all fail is left out (a static check skips the live, diff and gate rules)."""
-        return [
-            f for f in self.runtime_files if not f.requires or any(condition_holds(c, input_doc) for c in f.requires)
-        ]
+        all fail is left out (a static check skips the live, diff and gate rules). Each distinct
+        condition is tested once per document, and the selection is kept per set of conditions
+        that hold (a run asks for thousands of documents and sees a few such sets)."""
+        holding = frozenset(c for c in self._conditions if condition_holds(c, input_doc))
+        chosen = self._selections.get(holding)
+        if chosen is None:
+            chosen = self._selections[holding] = [
+                f for f in self.runtime_files if not f.requires or any(c in holding for c in f.requires)
+            ]
+        return list(chosen)
+
+    @functools.cached_property
+    def _conditions(self) -> tuple[str, ...]:
+        return tuple(dict.fromkeys(c for f in self.runtime_files for c in f.requires))
+
+    @functools.cached_property
+    def _selections(self) -> dict[frozenset[str], list[PolicyFile]]:
+        return {}
 
     def package_files(self, package: str) -> list[str]:
         return [f.display for f in self.files if f.package == package and not f.is_test]
