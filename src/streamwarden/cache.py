@@ -182,58 +182,50 @@ def deployment_paths(contract_data: dict[str, Any], contract_path: Path) -> list
     return [str(base / e) for e in entries if isinstance(e, str) and e.strip()]
 
 
+_READ_FLAGS = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0)
+_S_ISREG = stat.S_ISREG
+
+
 def file_state(path: str) -> str:
     """What a dependency holds: the hash of its bytes, ``missing`` or ``other`` (not a regular
-    file, unreadable); its resolved location is part of it (a symbolic link moved elsewhere)."""
+    file, unreadable); its resolved location is part of it (a symbolic link moved elsewhere).
+    (Called for every file a cache hit depends on: os-level calls, no helper frames.)"""
     try:
         st = os.stat(path)
     except OSError:
         return "missing"
-    if not stat.S_ISREG(st.st_mode):
+    if not _S_ISREG(st.st_mode):
         return "other"  # a FIFO or a device is not opened
     try:
-        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
+        fd = os.open(path, _READ_FLAGS)
     except OSError:
         return "other"
     try:
         opened = os.fstat(fd)
-        if not stat.S_ISREG(opened.st_mode):
+        if not _S_ISREG(opened.st_mode):
             return "other"
-        where = _opened_path(fd)
-        if where is None:
+        try:  # where the open file is, links resolved: one readlink of /proc/self/fd on Linux
+            where: str | None = os.readlink(f"/proc/self/fd/{fd}")
+        except OSError:
+            where = None
+        if where is None or not where.startswith("/") or where.endswith(" (deleted)"):
             from streamwarden.contracts.load import resolved
 
             where = str(resolved(Path(path)))
-        data = _read_all(fd, opened.st_size)
+        chunk = os.read(fd, opened.st_size + 1)
+        if chunk:  # to the end, if the file grew since the fstat
+            chunks = [chunk]
+            while chunk:
+                chunk = os.read(fd, 1 << 20)
+                chunks.append(chunk)
+            data = b"".join(chunks)
+        else:
+            data = chunk
     except OSError:
         return "other"
     finally:
         os.close(fd)
     return _sha(where, data)
-
-
-def _read_all(fd: int, size: int) -> bytes:
-    """Every byte of an open regular file (``size`` as fstat saw it), to its end: ``os.read``
-    calls, no file object around the descriptor (a run hashes every deployment file its hits
-    name)."""
-    chunk = os.read(fd, max(size, 0) + 1)
-    if not chunk:
-        return chunk
-    chunks = [chunk]
-    while chunk:
-        chunk = os.read(fd, 1 << 20)
-        chunks.append(chunk)
-    return b"".join(chunks)
-
-
-def _opened_path(fd: int) -> str | None:
-    """Where an open file is, symbolic links resolved (Linux: one readlink of /proc/self/fd,
-    cheaper than resolving the path a part at a time); None where that is not available."""
-    try:
-        where = os.readlink(f"/proc/self/fd/{fd}")
-    except OSError:
-        return None
-    return where if where.startswith("/") and not where.endswith(" (deleted)") else None
 
 
 @dataclass
