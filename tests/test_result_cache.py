@@ -17,7 +17,7 @@ from tests.cli import Proc, sw
 from tests.conftest import CLEAN_CONTRACT
 from tests.gitrepo import Repo
 
-from streamwarden.cache import evict
+from streamwarden.cache import FORMAT, evict
 
 NOW = "2026-12-30T12:00:00Z"
 DEPLOYMENT = (
@@ -225,6 +225,29 @@ def test_corrupt_and_foreign_entries_are_misses(tmp_path: Path) -> None:
     assert stats(check(root)) == (1, 1)
 
 
+def test_entries_leave_the_rules_text_to_the_policy_set(tmp_path: Path) -> None:
+    """An entry stores a finding without its rule's title and remediation (the policy set, part of
+    the key, restores them: the hit's report is byte for byte the fresh one); a stored finding that
+    carries them, or lacks a field, is not a valid entry (a miss)."""
+    root = make_repo(tmp_path, n=1)
+    first = check(root)
+    assert first.json()["findings"][0]["remediation"]
+    (entry,) = entries(root)
+    data = json.loads(entry.read_text())
+    assert data["format"] == FORMAT and data["findings"]
+    assert all("title" not in f and "remediation" not in f and "waived" not in f for f in data["findings"])
+    assert check(root).stdout == first.stdout
+    for forged in (
+        {**data["findings"][0], "title": "Forged"},
+        {k: v for k, v in data["findings"][0].items() if k != "path"},
+    ):
+        entry.write_text(json.dumps({**data, "findings": [forged, *data["findings"][1:]]}), encoding="utf-8")
+        for pack in (root / ".streamwarden-cache" / "packs").glob("*.json"):
+            pack.unlink()
+        p = check(root)
+        assert stats(p) == (0, 1) and p.stdout == first.stdout
+
+
 def test_a_stale_entry_fails_self_check(tmp_path: Path) -> None:
     root = make_repo(tmp_path, n=1)
     check(root)
@@ -236,7 +259,7 @@ def test_a_stale_entry_fails_self_check(tmp_path: Path) -> None:
     p = sw("check", "--format", "json", "--now", NOW, cwd=root)
     assert p.code == 2 and "stale result" in p.stderr, p
     # the same lie in a pack (the entry's file gone): self-check mode catches it there too
-    pack = {"format": "streamwarden-cache/1", "entries": {entry.parent.name + entry.stem: data}}
+    pack = {"format": FORMAT, "entries": {entry.parent.name + entry.stem: data}}
     entry.unlink()
     packs = root / ".streamwarden-cache" / "packs"
     packs.mkdir(exist_ok=True)

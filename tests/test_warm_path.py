@@ -15,6 +15,7 @@ from pathlib import Path
 import jsonschema
 from tests.test_result_cache import check, findings, make_repo, stats
 
+from streamwarden.cache import FORMAT
 from streamwarden.resources import CONFIG_SCHEMA, CONTRACT_SCHEMA, load_schema
 
 
@@ -54,7 +55,7 @@ def test_a_corrupt_pack_is_a_miss_and_the_entries_still_answer(tmp_path: Path) -
     first = sorted(entries)[0]
     entries[first]["findings"] = [{"rule": "FORGED"}]  # not a valid entry: ignored, its own file answers
     entries[sorted(entries)[1]]["key"] = "another key"
-    pack.write_text(json.dumps({"format": "streamwarden-cache/1", "entries": entries}), encoding="utf-8")
+    pack.write_text(json.dumps({"format": FORMAT, "entries": entries}), encoding="utf-8")
     assert stats(check(root)) == (2, 0)
     pack.write_text("{not json", encoding="utf-8")
     assert stats(check(root)) == (2, 0)

@@ -49,16 +49,16 @@ import re
 import stat
 import subprocess
 import time
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field, fields
 from pathlib import Path
 from typing import Any
 
 from streamwarden import __version__
-from streamwarden.findings import Finding
+from streamwarden.findings import Finding, unwrap
 from streamwarden.yamlsafe import read_bounded
 
-FORMAT = "streamwarden-cache/1"
+FORMAT = "streamwarden-cache/2"  # 2: findings stored without their rule's title and remediation
 DEFAULT_DIR = ".streamwarden-cache"
 MAX_ENTRIES = 20_000  # about 3 KB each: a few tens of MB at most
 MAX_ENTRY_BYTES = 4 * 1024 * 1024
@@ -265,32 +265,52 @@ class Entry:
 
 
 _FINDING_FIELDS = [f.name for f in fields(Finding)]
-_FIELD_SET = frozenset(_FINDING_FIELDS)
-_STR = {"pipeline", "rule", "severity", "title", "message", "path", "source", "remediation", "fingerprint"}
+# what an entry stores of a finding: not the rule's title and remediation (the policy set's, which is
+# part of every key: restored from it, a third of an entry's size), nor the waiver fields (always
+# unset before waivers are applied)
+_DERIVED = ("title", "remediation", "waived", "waiver", "baselined")
+_STORED = [name for name in _FINDING_FIELDS if name not in _DERIVED]
+_STORED_SET = frozenset(_STORED)
+_STR = ("pipeline", "rule", "severity", "message", "path", "source", "fingerprint")
+
+# rule id -> (title, remediation as METADATA writes it): what to_finding gives a finding of the rule
+RuleText = Callable[[str], tuple[str, str]]
 
 
 def finding_to_json(f: Finding) -> dict[str, Any]:
     return {name: getattr(f, name) for name in _FINDING_FIELDS}
 
 
-def _finding_from_json(d: Any) -> Finding:
-    if not isinstance(d, dict) or d.keys() != _FIELD_SET:
+def _finding_to_stored(f: Finding, rule_text: RuleText) -> dict[str, Any] | None:
+    """The stored form, or None when the finding is not what its rule's text restores exactly
+    (such a result is not cached)."""
+    title, remediation = rule_text(f.rule)
+    if f.title != title or f.remediation != unwrap(remediation) or f.waived or f.baselined or f.waiver is not None:
+        return None
+    return {name: getattr(f, name) for name in _STORED}
+
+
+def _finding_from_stored(d: Any, rule_text: RuleText) -> Finding:
+    if type(d) is not dict or d.keys() != _STORED_SET:
         raise ValueError("finding fields")
     for name in _STR:
-        if not isinstance(d[name], str):
+        if type(d[name]) is not str:  # JSON gives exact types: no subclass to allow
             raise ValueError("a text field is not a string")
-    if d["file"] is not None and not isinstance(d["file"], str):
+    file, line = d["file"], d["line"]
+    if file is not None and type(file) is not str:
         raise ValueError("file")
-    if d["line"] is not None and (not isinstance(d["line"], int) or isinstance(d["line"], bool)):
+    if line is not None and type(line) is not int:
         raise ValueError("line")
-    if d["severity"] not in ("error", "warning", "info") or not isinstance(d["evidence"], dict):
+    if d["severity"] not in ("error", "warning", "info") or type(d["evidence"]) is not dict:
         raise ValueError("severity/evidence")
-    if d["waived"] is not False or d["baselined"] is not False or d["waiver"] is not None:
-        raise ValueError("waived before waivers are applied")
-    return Finding(**d)
+    title, remediation = rule_text(d["rule"])
+    return Finding(**d, title=title, remediation=remediation)
 
 
-def _entry_to_json(key: str, e: Entry) -> str:
+def _entry_to_json(key: str, e: Entry, rule_text: RuleText) -> str | None:
+    findings = [_finding_to_stored(f, rule_text) for f in e.findings]
+    if any(f is None for f in findings):
+        return None
     return json.dumps(
         {
             "format": FORMAT,
@@ -302,7 +322,7 @@ def _entry_to_json(key: str, e: Entry) -> str:
             "deps": [list(d) for d in e.deps],
             "exact_now": e.timing.exact_now,
             "thresholds": [list(t) for t in e.timing.thresholds],
-            "findings": [finding_to_json(f) for f in e.findings],
+            "findings": findings,
         },
         sort_keys=True,
         allow_nan=False,
@@ -313,11 +333,11 @@ def _is_int(v: Any) -> bool:
     return isinstance(v, int) and not isinstance(v, bool)
 
 
-def _entry_from_json(key: str, text: str) -> Entry:
-    return _entry_from_dict(key, json.loads(text))
+def _entry_from_json(key: str, text: str, rule_text: RuleText) -> Entry:
+    return _entry_from_dict(key, json.loads(text), rule_text)
 
 
-def _entry_from_dict(key: str, d: Any) -> Entry:
+def _entry_from_dict(key: str, d: Any, rule_text: RuleText) -> Entry:
     if not isinstance(d, dict) or d.get("format") != FORMAT or d.get("key") != key:
         raise ValueError("format or key")
     name, file, line = d.get("name"), d.get("file"), d.get("name_line")
@@ -341,7 +361,7 @@ def _entry_from_dict(key: str, d: Any) -> Entry:
         file=file,
         name_line=line,
         waivers=waivers,
-        findings=[_finding_from_json(f) for f in findings],
+        findings=[_finding_from_stored(f, rule_text) for f in findings],
         deps=[(p[0], p[1]) for p in deps],
         timing=Timing(exact, [(t[0], t[1]) for t in thresholds]),
     )
@@ -362,10 +382,13 @@ class Stats:
 class ResultCache:
     """One cache directory; every failure to read or write it is a miss, never an error."""
 
-    def __init__(self, directory: Path, context: Context) -> None:
+    def __init__(self, directory: Path, context: Context, rule_text: RuleText) -> None:
+        """``rule_text``: a rule's title and remediation in the run's policy set (entries store
+        findings without them)."""
         self.directory = directory
         self.entries = directory / "v1"
         self.context = context
+        self.rule_text = rule_text
         self.stats = Stats()
         self._states: dict[str, str] = {}
         self._pack: dict[str, Any] = {}  # key -> entry (as JSON data) of the pack read by load_pack
@@ -417,7 +440,7 @@ class ResultCache:
         packed = self._pack.get(key)
         if packed is not None:
             try:
-                entry = _entry_from_dict(key, packed)
+                entry = _entry_from_dict(key, packed, self.rule_text)
             except (ValueError, TypeError, KeyError, RecursionError):
                 entry = None
             if entry is not None and self._holds(entry, now):
@@ -441,16 +464,16 @@ class ResultCache:
         if raw is None:
             return None
         try:
-            return _entry_from_json(key, raw.decode("utf-8"))
+            return _entry_from_json(key, raw.decode("utf-8"), self.rule_text)
         except (ValueError, TypeError, KeyError, UnicodeDecodeError, RecursionError):
             return None  # a corrupt or foreign entry is a miss
 
     def store(self, key: str, entry: Entry) -> None:
         try:
-            text = _entry_to_json(key, entry)
+            text = _entry_to_json(key, entry, self.rule_text)
         except (TypeError, ValueError):
             return  # a value JSON cannot hold exactly: not cached
-        if len(text) > MAX_ENTRY_BYTES:
+        if text is None or len(text) > MAX_ENTRY_BYTES:  # None: a finding its rule's text does not restore
             return
         path = self._path(key)
         try:

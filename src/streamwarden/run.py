@@ -341,7 +341,19 @@ def _open_cache(ctx: _RunContext, directory: Path) -> ResultCache | None:
         known_keys=ctx.config.flink_known_keys,
         mode=ctx.options.mode,
     )
-    return ResultCache(directory, context)
+    return ResultCache(directory, context, _rule_text(ctx.policy_set()))
+
+
+def _rule_text(policy_set: PolicySet) -> Callable[[str], tuple[str, str]]:
+    """A rule's title and remediation as to_finding gives them (the rule id and nothing for a rule
+    without METADATA), for the cache to restore findings stored without them."""
+    rules = policy_set.rules
+
+    def rule_text(rule: str) -> tuple[str, str]:
+        desc = rules.get(rule)
+        return (desc.title, desc.remediation) if desc is not None else (rule, "")
+
+    return rule_text
 
 
 @dataclass
