@@ -17,7 +17,8 @@ from tests.cli import Proc, sw
 from tests.conftest import CLEAN_CONTRACT
 from tests.gitrepo import Repo
 
-from streamwarden.cache import FORMAT, evict
+from streamwarden.cache import FORMAT, _sha, evict, file_state
+from streamwarden.contracts.load import discover_contracts
 
 NOW = "2026-12-30T12:00:00Z"
 DEPLOYMENT = (
@@ -246,6 +247,25 @@ def test_entries_leave_the_rules_text_to_the_policy_set(tmp_path: Path) -> None:
             pack.unlink()
         p = check(root)
         assert stats(p) == (0, 1) and p.stdout == first.stdout
+
+
+def test_a_file_discovery_read_is_hashed_as_when_read_again(tmp_path: Path) -> None:
+    """The deployment files discovery reads (to tell they are no contract) are hashed from those
+    bytes: the same state as reading the file again, so runs that read them (a directory argument,
+    the configuration's globs) and runs that do not (contract files named) share their entries."""
+    root = make_repo(tmp_path)
+    assert stats(check(root, "contracts")) == (0, 2)
+    assert stats(check(root)) == (2, 0)
+    assert stats(check(root, "contracts/p0/contract.yaml", "contracts/p1/contract.yaml")) == (2, 0)
+    others: dict[str, bytes] = {}
+    for args in (([str(root / "contracts")], root, ()), ((), root, ["contracts/**/*.yaml"])):
+        found, _ = discover_contracts(*args, texts={}, others=others)
+        assert len(found) == 2
+    assert sorted(Path(p).name for p in others) == ["config.yaml", "config.yaml"]
+    assert all(_sha(p, raw) == file_state(p) for p, raw in others.items())
+    deploy = root / "contracts" / "p1" / "deploy" / "config.yaml"
+    deploy.write_text(deploy.read_text().replace("rocksdb", "hashmap"), encoding="utf-8")
+    assert stats(check(root, "contracts")) == (1, 1)
 
 
 def test_a_stale_entry_fails_self_check(tmp_path: Path) -> None:

@@ -391,6 +391,7 @@ class ResultCache:
         self.rule_text = rule_text
         self.stats = Stats()
         self._states: dict[str, str] = {}
+        self._primed: dict[str, bytes] = {}  # resolved path -> bytes read by this run (prime)
         self._pack: dict[str, Any] = {}  # key -> entry (as JSON data) of the pack read by load_pack
         self._pack_path: Path | None = None
 
@@ -419,11 +420,18 @@ class ResultCache:
 
     # -- dependencies ---------------------------------------------------------------------------
 
+    def prime(self, read: dict[str, bytes]) -> None:
+        """The bytes of files this run has read already (discovery reads every YAML file it
+        walks), by resolved path: a dependency among them is hashed from them, not read again.
+        Its state is the one :func:`file_state` gives: the bytes and the resolved path."""
+        self._primed = read
+
     def state(self, path: str) -> str:
         """A dependency's state, hashed once per run."""
         s = self._states.get(path)
         if s is None:
-            s = self._states[path] = file_state(path)
+            raw = self._primed.pop(path, None)
+            s = self._states[path] = _sha(path, raw) if raw is not None else file_state(path)
         return s
 
     def deps_of(self, paths: Iterable[str]) -> list[tuple[str, str]]:

@@ -86,13 +86,17 @@ def load_for_run(config: Config, paths: Sequence[str]) -> tuple[list[Contract], 
 
 
 def discover_for_configs(
-    paths: Sequence[str], configs: Sequence[Config], texts: dict[Path, str] | None = None
+    paths: Sequence[str],
+    configs: Sequence[Config],
+    texts: dict[Path, str] | None = None,
+    others: dict[str, bytes] | None = None,
 ) -> tuple[list[Path], list[StreamwardenError]]:
     """The contract files of a run: PATH arguments as given, else every configuration's globs (a
     glob written in a ``streamwarden.yaml`` makes each file it matches a contract). ``texts``
-    receives the text of the files discovery had to read, for the loader."""
+    receives the text of the files discovery had to read, for the loader; ``others`` the bytes of
+    the files it read that are no contract (see discover_contracts)."""
     if paths:
-        return discover_contracts(paths, configs[0].root, (), texts=texts)
+        return discover_contracts(paths, configs[0].root, (), texts=texts, others=others)
     files: list[Path] = []
     errors: list[StreamwardenError] = []
     seen: set[Path] = set()
@@ -102,7 +106,9 @@ def discover_for_configs(
         if search in searched:  # a pull request that leaves the configuration's globs as they are
             continue
         searched.add(search)
-        found, errs = discover_contracts((), cfg.root, cfg.contracts, every_match=cfg.contracts_set, texts=texts)
+        found, errs = discover_contracts(
+            (), cfg.root, cfg.contracts, every_match=cfg.contracts_set, texts=texts, others=others
+        )
         errors.extend(errs)
         for f in found:
             key = resolved(f)
@@ -175,8 +181,11 @@ def run_check(config: Config, options: RunOptions) -> RunResult:
             _union_globs(selecting),
             reuse_unchanged=ctx.skip_unchanged,
         )
+    # with a result cache, the files discovery reads that are no contract (deployment files beside
+    # the contracts) are kept for the cache to hash: each file is read once
+    others: dict[str, bytes] | None = {} if options.cache_dir is not None else None
     try:
-        files, errors = discover_for_configs(options.paths, selecting, ctx.texts)
+        files, errors = discover_for_configs(options.paths, selecting, ctx.texts, others)
         if pending_base is not None:
             ctx.base = pending_base.finish()
     finally:
@@ -194,6 +203,9 @@ def run_check(config: Config, options: RunOptions) -> RunResult:
     review = options.review_inputs and options.base_ref is not None
     if options.cache_dir is not None and ctx.env is None and (not options.keep_inputs or review):
         ctx.cache = _open_cache(ctx, options.cache_dir)
+        if ctx.cache is not None and others:
+            ctx.cache.prime(others)
+    others = None
     progress.set_total(len(files))
     order = {p: i for i, p in enumerate(files)}
     merged: list[_Checked] = []

@@ -378,6 +378,12 @@ def _generic(node: yaml.ScalarNode) -> Any:
 
 def read_text(path: str | os.PathLike[str], display: str | None = None) -> str:
     """Read a file as UTF-8 within the size limit; every failure is an InputError."""
+    name = os.fspath(path)
+    return decode_utf8(read_bytes(name, display), display or name)
+
+
+def read_bytes(path: str | os.PathLike[str], display: str | None = None) -> bytes:
+    """A file's bytes within the size limit (the checks of :func:`read_text`, without decoding)."""
     name = os.fspath(path)  # os-level calls: a run reads thousands of files, pathlib costs more than the read
     shown = display or name
     try:
@@ -420,7 +426,7 @@ def read_text(path: str | os.PathLike[str], display: str | None = None) -> str:
         raise InputError(f"cannot read: {exc.strerror}", file=shown) from None
     if len(raw) > MAX_BYTES:
         raise InputError(f"file is larger than {MAX_BYTES // 1024 // 1024} MiB", file=shown)
-    return decode_utf8(raw, shown)
+    return raw
 
 
 def read_bounded(fh: Any, size: int, limit: int) -> bytes:

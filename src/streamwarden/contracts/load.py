@@ -20,11 +20,12 @@ from streamwarden.errors import ContractErrors, InputError, StreamwardenError
 from streamwarden.resources import CONTRACT_SCHEMA, load_schema
 from streamwarden.yamlsafe import (
     YamlDocument,
+    decode_utf8,
     join_index,
     join_key,
     load_single,
     parse_documents,
-    read_text,
+    read_bytes,
 )
 
 KIND = "PipelineContract"
@@ -261,6 +262,7 @@ def discover_contracts(
     globs: Iterable[str] = (),
     every_match: bool = False,
     texts: dict[Path, str] | None = None,
+    others: dict[str, bytes] | None = None,
 ) -> tuple[list[Path], list[StreamwardenError]]:
     """Files to load: FILE args as given; DIR args searched for YAML that is meant as a contract.
 
@@ -271,6 +273,9 @@ def discover_contracts(
     never skipped. YAML that does not parse is a candidate too (it may be a broken contract).
 
     ``texts``: filled with the text of each file read to decide, for the loader (one read per file).
+    ``others``: filled with the bytes of each file read and found not to be a contract, by its
+    resolved path (the deployment files beside the contracts, for the result cache to hash
+    without reading them again).
     """
     found: list[Path] = []
     errors: list[StreamwardenError] = []
@@ -288,7 +293,7 @@ def discover_contracts(
                             hint="contracts live in the repository; replace the link with the file",
                         )
                     )
-                elif every_match or _looks_like_contract(p, texts):
+                elif every_match or _looks_like_contract(p, texts, others):
                     found.append(p)
         return _dedupe(found), errors
     for arg in paths:
@@ -297,7 +302,8 @@ def discover_contracts(
             given = os.fspath(p)
             top_resolved = _resolved_dir(given if os.path.isabs(given) else os.path.join(os.getcwd(), given))
             for name, below in _walk_yaml(p):
-                f = _contract_candidate(name, texts)
+                where = os.path.join(top_resolved, below) if below is not None and others is not None else None
+                f = _contract_candidate(name, texts, others, where)
                 if f is None:
                     continue
                 found.append(f)
@@ -463,14 +469,20 @@ def _walk_into(top: str, below: str, out: list[tuple[str, str | None]]) -> None:
             _walk_into(entry.path, os.path.join(below, entry.name), out)
 
 
-def _contract_candidate(name: str, texts: dict[Path, str] | None) -> Path | None:
+def _contract_candidate(
+    name: str, texts: dict[Path, str] | None, others: dict[str, bytes] | None = None, where: str | None = None
+) -> Path | None:
     """``_looks_like_contract`` of a path given as a string: its Path (made for a contract
-    only), or None."""
+    only), or None. ``where``: the file's resolved path, known to the walk (a file reached without
+    a symbolic link), under which ``others`` keeps the bytes of a file that is no contract."""
     try:
-        text = read_text(name)
+        raw = read_bytes(name)
+        text = decode_utf8(raw, name)
     except InputError:
         return Path(name)
     if not _looks_like_text(name, text):
+        if others is not None and where is not None:
+            others[where] = raw
         return None
     path = Path(name)
     if texts is not None:
@@ -478,17 +490,22 @@ def _contract_candidate(name: str, texts: dict[Path, str] | None) -> Path | None
     return path
 
 
-def _looks_like_contract(path: Path, texts: dict[Path, str] | None = None) -> bool:
+def _looks_like_contract(
+    path: Path, texts: dict[Path, str] | None = None, others: dict[str, bytes] | None = None
+) -> bool:
     """Meant as a contract: ``kind`` PipelineContract or a near miss, or an ``apiVersion`` of
     streamwarden; unparseable YAML counts (reported by the loader). A contract's text is kept in
-    ``texts``, for the loader."""
+    ``texts``, for the loader; another file's bytes in ``others``, by its resolved path."""
     try:
-        text = read_text(path)
+        raw = read_bytes(path)
+        text = decode_utf8(raw, os.fspath(path))
     except InputError:
         return True
     meant = _looks_like_text(path, text)
     if meant and texts is not None:
         texts[path] = text
+    elif not meant and others is not None:
+        others[os.fspath(resolved(path))] = raw
     return meant
 
 
