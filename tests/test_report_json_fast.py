@@ -182,3 +182,28 @@ def test_the_log_escapes_are_json_text_s_on_ascii_reports_too(message: str) -> N
     report = Report(findings=[make_finding(message=message, evidence={"v": message})], pipelines=["p"])
     doc = {"version": 1, "summary": report.summary, "findings": [f.to_dict() for f in report.findings], "errors": []}
     assert JsonReporter().render(report) == json_text(slow(doc)) + "\n"
+
+
+@pytest.mark.parametrize(
+    "fields",
+    [
+        {"line": True},  # bool is an int: json writes true
+        {"file": None, "line": None, "evidence": {}},
+        {"evidence": {"a": [1, {"b": None}], "c": {}}, "waived": True, "waiver": {"reason": "r", "until": None}},
+        {"baselined": True},
+        {"title": Text("a str subclass")},  # not the model's type: json.dumps writes the report
+        {"evidence": {1: "an int key"}},
+        {"line": 2.5, "file": 7},
+        {"message": "\ud800 lone", "remediation": "line one\n\nline two"},
+    ],
+)
+def test_a_finding_of_any_field_types_reads_as_json_dumps_writes_it(fields: dict[str, Any]) -> None:
+    """The findings are written from their fields (not from a dict per finding): any type a field
+    holds gives json.dumps's text, the model's through the fast path, others through json.dumps."""
+    findings = [make_finding(**fields), make_finding(pipeline="q", rule="SW-X-001")]
+    report = Report(findings=findings, pipelines=["p", "q"])
+    doc = {"version": 1, "summary": report.summary, "findings": [f.to_dict() for f in report.findings], "errors": []}
+    assert JsonReporter().render(report) == json_text(slow(doc)) + "\n"
+    empty = Report(findings=[], pipelines=["p"])
+    doc = {"version": 1, "summary": empty.summary, "findings": [], "errors": []}
+    assert JsonReporter().render(empty) == json_text(slow(doc)) + "\n"

@@ -18,6 +18,7 @@ from json.encoder import encode_basestring
 from typing import Any
 
 from streamwarden.escape import json_text
+from streamwarden.findings import Finding
 from streamwarden.report.interface import Report, Reporter
 
 _SCALARS = frozenset({str, int, bool, type(None), float})
@@ -33,13 +34,88 @@ class _Fallback(Exception):
 
 class JsonReporter(Reporter):
     def render(self, report: Report, *, color: bool = False) -> str:
-        doc = {
-            "version": 1,
-            "summary": report.summary,
-            "findings": [f.to_dict() for f in report.findings],
-            "errors": [e.to_dict() for e in report.errors],
-        }
-        return _log_safe(indented(doc)) + "\n"
+        errors = [e.to_dict() for e in report.errors]
+        try:
+            # the findings straight from their fields (most of a report), the rest as indented()
+            # writes it; the findings' item is spliced in where a null stands for it (a raw newline
+            # and two spaces start a top-level item only: that text occurs once)
+            findings = _findings_text(report.findings)
+            head = _render({"version": 1, "summary": report.summary, "findings": None, "errors": errors}, 0)
+            text = head.replace('\n  "findings": null', '\n  "findings": ' + findings, 1)
+        except _Fallback:
+            doc = {
+                "version": 1,
+                "summary": report.summary,
+                "findings": [f.to_dict() for f in report.findings],
+                "errors": errors,
+            }
+            text = json.dumps(doc, indent=2, ensure_ascii=False)
+        return _log_safe(text) + "\n"
+
+
+# a finding's items, at the findings list's level (the finding is an item of "findings", level 2)
+_ITEM = ",\n      "
+
+
+def _findings_text(findings: list[Finding]) -> str:
+    """``"findings"``'s value as json.dumps(indent=2) writes it at level 1: each finding's fields
+    in Finding.to_dict's order, written from the fields themselves (no dict per finding, no
+    encoder pass over it). A field of another type than the model's raises _Fallback."""
+    if not findings:
+        return "[]"
+    enc = encode_basestring
+    texts = []
+    for f in findings:
+        strings = (f.pipeline, f.rule, f.severity, f.title, f.message, f.path, f.source, f.remediation, f.fingerprint)
+        if any(type(v) is not str for v in strings) or type(f.waived) is not bool:
+            raise _Fallback
+        file, line = f.file, f.line
+        text = (
+            '{\n      "pipeline": '
+            + enc(f.pipeline)
+            + _ITEM
+            + '"rule": '
+            + enc(f.rule)
+            + _ITEM
+            + '"severity": '
+            + enc(f.severity)
+            + _ITEM
+            + '"title": '
+            + enc(f.title)
+            + _ITEM
+            + '"message": '
+            + enc(f.message)
+            + _ITEM
+            + '"file": '
+            + (enc(file) if type(file) is str else _scalar(file))
+            + _ITEM
+            + '"line": '
+            + _scalar(line)
+            + _ITEM
+            + '"path": '
+            + enc(f.path)
+            + _ITEM
+            + '"source": '
+            + enc(f.source)
+            + _ITEM
+            + '"remediation": '
+            + enc(f.remediation)
+            + _ITEM
+            + '"evidence": '
+            + _render(f.evidence, 3)
+            + _ITEM
+            + '"fingerprint": '
+            + enc(f.fingerprint)
+            + _ITEM
+            + '"waived": '
+            + _NAMED[f.waived]
+        )
+        if f.waiver is not None:
+            text += _ITEM + '"waiver": ' + _render(f.waiver, 3)
+        if f.baselined:
+            text += _ITEM + '"baselined": true'
+        texts.append(text + "\n    }")
+    return "[\n    " + ",\n    ".join(texts) + "\n  ]"
 
 
 def _log_safe(text: str) -> str:
