@@ -402,13 +402,19 @@ def load_trusted(repo: GitRepo, trusted_ref: str, config: Config, policy_dirs: l
     in_repo_builtin = _inside(builtin_dir, repo.top)
     if in_repo_builtin:
         dirs.insert(0, builtin_dir)
-    files: list[PolicyFile] = [] if in_repo_builtin else builtin_policy_files()
+    # the built-in pack without its tests, as a run loads it (they evaluate nothing; a change to
+    # one changes no result)
+    files: list[PolicyFile] = [] if in_repo_builtin else builtin_policy_files(tests=False)
     for d in dirs:
         builtin = d == builtin_dir
         if not _inside(d, repo.top):
             continue
         rel = repo.relpath(d)
-        trusted_paths = [p for p in repo.ls_files(commit, [rel]) if p.endswith(".rego")]
+        trusted_paths = [
+            p
+            for p in repo.ls_files(commit, [rel])
+            if p.endswith(".rego") and not (builtin and p.endswith("_test.rego"))
+        ]
         blobs = repo.read_blobs([f"{commit}:{p}" for p in trusted_paths])
         for p in trusted_paths:
             blob = blobs[f"{commit}:{p}"]
@@ -429,7 +435,7 @@ def load_trusted(repo: GitRepo, trusted_ref: str, config: Config, policy_dirs: l
         if d.is_dir():
             for head in sorted(d.rglob("*.rego")):
                 hp = repo.relpath(head)
-                if hp not in trusted_set:
+                if hp not in trusted_set and not (builtin and head.name.endswith("_test.rego")):
                     shown = f"policies/{head.relative_to(d).as_posix()}" if builtin else display_path(head, config.root)
                     changes.append({"file": shown, "change": "added", "kind": "policy"})
     return TrustedPolicies(ref=trusted_ref, commit=commit, files=files, config=trusted_config, changes=changes)

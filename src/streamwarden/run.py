@@ -426,7 +426,7 @@ class _RunContext:
                 self._policy_set = load_policy_set(files=self.policy_files)
             else:
                 self._policy_set = load_policy_set(
-                    [*self.config.policies, *self.options.policy_dirs], root=self.config.root
+                    [*self.config.policies, *self.options.policy_dirs], root=self.config.root, builtin_tests=False
                 )
         return self._policy_set
 

@@ -482,9 +482,15 @@ def _rego_files(directory: Path) -> list[Path]:
     return sorted(p for p in directory.rglob("*.rego") if p.is_file())
 
 
-def builtin_policy_files() -> list[PolicyFile]:
+def builtin_policy_files(tests: bool = True) -> list[PolicyFile]:
+    """The built-in pack; without ``tests``, its rules only (a run evaluates no test file: the
+    built-in tests are read by ``policy test``)."""
     base = policies_dir()
-    return [_read_policy(p, f"policies/{p.relative_to(base).as_posix()}", True) for p in _rego_files(base)]
+    return [
+        _read_policy(p, f"policies/{p.relative_to(base).as_posix()}", True)
+        for p in _rego_files(base)
+        if tests or not p.name.endswith("_test.rego")
+    ]
 
 
 def load_policy_set(
@@ -493,10 +499,13 @@ def load_policy_set(
     builtin: bool = True,
     root: Path | None = None,
     files: list[PolicyFile] | None = None,
+    builtin_tests: bool = True,
 ) -> PolicySet:
-    """The built-in pack plus custom dirs, or exactly ``files`` (policies read from a trusted git ref)."""
+    """The built-in pack plus custom dirs, or exactly ``files`` (policies read from a trusted git ref).
+    ``builtin_tests`` false: the built-in pack without its test files (a run's policy set; custom
+    directories are read whole, so a broken custom file fails the run as before)."""
     if files is None:
-        files = builtin_policy_files() if builtin else []
+        files = builtin_policy_files(tests=builtin_tests) if builtin else []
         for d in extra_dirs or []:
             if not d.is_dir():
                 raise PolicyError("policy directory does not exist", file=str(d))
