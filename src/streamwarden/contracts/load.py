@@ -302,15 +302,17 @@ def discover_contracts(
             given = os.fspath(p)
             top_resolved = _resolved_dir(given if os.path.isabs(given) else os.path.join(os.getcwd(), given))
             for name, below in _walk_yaml(p):
-                where = os.path.join(top_resolved, below) if below is not None and others is not None else None
+                where = os.path.join(top_resolved, below) if below is not None else None
                 f = _contract_candidate(name, texts, others, where)
                 if f is None:
                     continue
                 found.append(f)
-                if below is not None:
+                if where is not None:
                     # the walk entered no symbolic link and the file is none: its resolution is
                     # the resolved directory's and the rest of its path (no lstat per file)
-                    _RESOLVED.setdefault(f, Path(os.path.join(top_resolved, below)))
+                    real = Path(where)
+                    _RESOLVED.setdefault(f, real)
+                    _RESOLVED.setdefault(real, real)  # later steps ask for the resolved path's again
         elif p.exists():
             found.append(p)
         else:
@@ -481,8 +483,12 @@ def _contract_candidate(
     except InputError:
         return Path(name)
     if not _looks_like_text(name, text):
-        if others is not None and where is not None:
-            others[where] = raw
+        if where is not None:
+            if others is not None:
+                others[where] = raw
+            # a file beside the contracts (a deployment file they name): its resolution is known
+            real = Path(where)
+            _RESOLVED.setdefault(real, real)
         return None
     path = Path(name)
     if texts is not None:
