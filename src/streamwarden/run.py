@@ -227,13 +227,18 @@ def run_check(config: Config, options: RunOptions) -> RunResult:
         # the workers inherit the context, the compiled policies and the compiled contract schema
         # through the fork: nothing is pickled per chunk but the file list
         warm_contract_schema()
-        if ctx.options.engine == "regorus":
-            ctx.engine()
+        engine = ctx.engine(defer_full=True) if ctx.options.engine == "regorus" else None
         _FORKED["ctx"] = ctx
         _freeze_heap()
         try:
             with mp.Pool(workers) as pool:
-                for part in pool.imap_unordered(_check_chunk, chunks):
+                results = pool.imap_unordered(_check_chunk, chunks)
+                # while the workers run (each compiles the subsets its documents select), this
+                # process compiles the whole set: a file that does not compile fails the run here
+                compile_all = getattr(engine, "compile_all", None)
+                if compile_all is not None:
+                    compile_all()
+                for part in results:
                     parts.append(part)
                     progress.advance(part[2])
                     if ctx.cache is not None:
@@ -408,13 +413,15 @@ class _RunContext:
             state_file=self.options.state_file,
         )
 
-    def engine(self) -> Engine:
-        """One engine per process. The embedded engine is compiled once, before workers fork, and
-        inherited; an OPA client is made in each process (HTTP connections must not be shared)."""
+    def engine(self, defer_full: bool = False) -> Engine:
+        """One engine per process. The embedded engine is made once, before workers fork, and
+        inherited; an OPA client is made in each process (HTTP connections must not be shared).
+        ``defer_full`` (made for workers): the full policy set is compiled later (compile_all)."""
         pid = os.getpid()
         if self._engine is None or (self.options.engine != "regorus" and self._engine_pid != pid):
+            extra: dict[str, Any] = {"defer_full": True} if defer_full and self.options.engine == "regorus" else {}
             self._engine = make_engine(
-                self.options.engine, self.policy_set(), limits=self.limits, **self.options.engine_options
+                self.options.engine, self.policy_set(), limits=self.limits, **self.options.engine_options, **extra
             )
             self._engine_pid = pid
         return self._engine

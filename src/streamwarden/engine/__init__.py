@@ -28,7 +28,9 @@ def make_engine(name: str, policy_set: PolicySet, **options: object) -> Engine:
         from streamwarden.engine.regorus_engine import RegorusEngine
 
         limits = options.get("limits")
-        return RegorusEngine(policy_set, limits if isinstance(limits, Limits) else None)
+        return RegorusEngine(
+            policy_set, limits if isinstance(limits, Limits) else None, defer_full=options.get("defer_full") is True
+        )
     if name == "opa":
         from streamwarden.engine.opa_server import OpaServerEngine
 

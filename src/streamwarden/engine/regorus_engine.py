@@ -69,18 +69,30 @@ class RegorusEngine(Engine):
 
     name = "regorus"
 
-    def __init__(self, policy_set: PolicySet, limits: Limits | None = None) -> None:
+    def __init__(self, policy_set: PolicySet, limits: Limits | None = None, *, defer_full: bool = False) -> None:
+        """``defer_full``: the full set is compiled by :meth:`compile_all`, not now (a large run's
+        parent compiles it while its workers, which compile only the subsets they evaluate, run)."""
         self.policy_set = policy_set
         self.limits = limits or Limits()
         self._runtime = policy_set.runtime_files
         self._by_display = {f.display: f for f in self._runtime}
         self._compiled: dict[tuple[str, ...], _Compiled] = {}
-        self._full = self._variant(self._runtime)  # compiles everything once: errors surface here
+        if not defer_full:
+            self.compile_all()  # compiles everything once: errors surface here
         self._verify = selfcheck.enabled()
         # custom packages, in load order: the child marks which one it evaluates (index + 1)
         self._custom = list(dict.fromkeys(f.package for f in self._runtime if not f.builtin))
         self._guarded = bool(self._custom) and sandbox.available()
         self._sandbox: sandbox.Sandbox | None = None
+
+    def compile_all(self) -> None:
+        """Compile every runtime file (once): a file that does not compile is a PolicyError here,
+        whichever files the run's documents select."""
+        self._variant(self._runtime)
+
+    @property
+    def _full(self) -> _Compiled:
+        return self._variant(self._runtime)
 
     def _variant(self, files: list[PolicyFile]) -> _Compiled:
         key = tuple(f.display for f in files)

@@ -1,0 +1,67 @@
+"""A large check forks workers (run.run_check): the same report as one process, and the parent's
+compile of the whole policy set (done while the workers run) fails the run cleanly when a file does
+not compile, with no worker left behind."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+from tests.cli import sw
+from tests.conftest import CLEAN_CONTRACT
+
+DEPLOYMENT = "execution.checkpointing.interval: 90 s\nstate.backend.type: hashmap\n"
+
+
+def _contracts(root: Path, n: int) -> Path:
+    for i in range(n):
+        name = f"pipeline-{i:02d}"
+        text = CLEAN_CONTRACT.replace("orders-enrichment", name)
+        text = text.replace(f"job:\n  name: {name}\n", f"job:\n  name: {name}\n  deployment: [deploy/flink.yaml]\n")
+        if i % 3 == 0:
+            text = text.replace("min_pause: 30s", "min_pause: 90s")
+        d = root / "contracts" / name
+        (d / "deploy").mkdir(parents=True)
+        (d / "contract.yaml").write_text(text, encoding="utf-8")
+        (d / "deploy" / "flink.yaml").write_text(DEPLOYMENT, encoding="utf-8")
+    return root
+
+
+def test_workers_report_what_one_process_reports(tmp_path: Path) -> None:
+    root = _contracts(tmp_path, 12)
+    one = sw("check", "contracts", "--format", "json", "--no-cache", cwd=root, env={"STREAMWARDEN_WORKERS": "1"})
+    two = sw("check", "contracts", "--format", "json", "--no-cache", cwd=root, env={"STREAMWARDEN_WORKERS": "2"})
+    assert one.code == two.code == 1, (one, two)
+    assert one.stdout == two.stdout
+    assert one.json()["summary"]["pipelines"] == 12
+
+
+def test_a_policy_that_does_not_compile_fails_a_parallel_run_cleanly(tmp_path: Path) -> None:
+    """The parent compiles the whole set after forking: its PolicyError ends the run (exit 2, the
+    file named, no traceback), and the pool's workers are stopped."""
+    root = _contracts(tmp_path, 8)
+    code = (
+        "import sys\n"
+        "from streamwarden.errors import PolicyError\n"
+        "import streamwarden.engine.regorus_engine as r\n"
+        "import multiprocessing\n"
+        "def broken(self):\n"
+        "    sys.stderr.write('workers running: %d\\n' % len(multiprocessing.active_children()))\n"
+        "    raise PolicyError('policy does not compile: unexpected token', file='pol/broken.rego', line=3)\n"
+        "r.RegorusEngine.compile_all = broken\n"
+        "from streamwarden.cli import main\n"
+        "sys.argv = ['streamwarden', 'check', 'contracts', '--no-cache', '--format', 'json']\n"
+        "main()\n"
+    )
+    env = {**os.environ, "STREAMWARDEN_WORKERS": "2", "NO_COLOR": "1"}
+    proc = subprocess.run(
+        [sys.executable, "-c", code], cwd=root, capture_output=True, text=True, timeout=120, env=env, check=False
+    )
+    # (a worker left running would hold the pipes open: the run would not end before the timeout)
+    assert proc.returncode == 2, proc.stderr
+    assert "workers running: 2" in proc.stderr  # compiled while the workers ran
+    assert "pol/broken.rego:3" in proc.stderr and "does not compile" in proc.stderr, proc.stderr
+    assert "Traceback" not in proc.stderr
+    assert proc.stdout == ""  # no report from the workers' results
