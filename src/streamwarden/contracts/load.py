@@ -124,6 +124,9 @@ def _resolved_root(root: Path) -> Path:
 
 _DIRS: dict[str, str] = {}  # directory -> resolved; emptied at the start of every run
 _RESOLVED: dict[Path, Path] = {}  # file -> resolved, likewise
+# files whose absolute path is their own resolution (the walk reached them without a symbolic
+# link), as strings: a path object is made only for the ones asked for
+_REAL: set[str] = set()
 
 
 def _resolved_dir(directory: str) -> str:
@@ -144,6 +147,7 @@ def resolved_dirs_forget() -> None:
     """A new run: directories may have moved since the last one in this process."""
     _DIRS.clear()
     _RESOLVED.clear()
+    _REAL.clear()
 
 
 def resolved(path: Path) -> Path:
@@ -152,7 +156,7 @@ def resolved(path: Path) -> Path:
     file that is itself a symbolic link is resolved in full."""
     found = _RESOLVED.get(path)
     if found is None:
-        found = _RESOLVED[path] = _resolve(path)
+        found = _RESOLVED[path] = path if os.fspath(path) in _REAL else _resolve(path)
         _RESOLVED.setdefault(found, found)  # a resolution resolves to itself (asked again by later steps)
     return found
 
@@ -301,8 +305,9 @@ def discover_contracts(
         if p.is_dir():
             given = os.fspath(p)
             top_resolved = _resolved_dir(given if os.path.isabs(given) else os.path.join(os.getcwd(), given))
+            top_head = top_resolved if top_resolved.endswith(os.sep) else top_resolved + os.sep
             for name, below in _walk_yaml(p):
-                where = os.path.join(top_resolved, below) if below is not None else None
+                where = top_head + below if below is not None else None
                 f = _contract_candidate(name, texts, others, where)
                 if f is None:
                     continue
@@ -310,9 +315,8 @@ def discover_contracts(
                 if where is not None:
                     # the walk entered no symbolic link and the file is none: its resolution is
                     # the resolved directory's and the rest of its path (no lstat per file)
-                    real = Path(where)
-                    _RESOLVED.setdefault(f, real)
-                    _RESOLVED.setdefault(real, real)  # later steps ask for the resolved path's again
+                    _RESOLVED.setdefault(f, Path(where))
+                    _REAL.add(where)  # later steps ask for the resolved path's own resolution
         elif p.exists():
             found.append(p)
         else:
@@ -449,26 +453,30 @@ def _walk_into(top: str, below: str, out: list[tuple[str, str | None]]) -> None:
             entries = list(it)
     except OSError:
         return  # as os.walk: a directory that cannot be listed is skipped
-    dirs: list[os.DirEntry[str]] = []
-    files: list[os.DirEntry[str]] = []
+    dirs: list[tuple[str, os.DirEntry[str]]] = []
+    files: list[tuple[str, os.DirEntry[str]]] = []
     for entry in entries:
+        name = entry.name
         try:
             is_dir = entry.is_dir()
         except OSError:
             is_dir = False
         if is_dir:
-            dirs.append(entry)
-        else:
-            files.append(entry)
-    for entry in sorted(files, key=lambda e: e.name):
-        name = entry.name
-        if name.endswith((".yaml", ".yml")) and name not in _CONFIG_NAMES:
-            rest = os.path.join(below, name)
-            out.append((os.path.join(top, name), None if entry.is_symlink() else rest))
-    for entry in sorted(dirs, key=lambda e: e.name):
-        # a symbolic link to a directory is not followed (os.walk's followlinks=False)
-        if entry.name not in _SKIP_DIRS and not entry.name.startswith(".") and not entry.is_symlink():
-            _walk_into(entry.path, os.path.join(below, entry.name), out)
+            # a symbolic link to a directory is not followed (os.walk's followlinks=False)
+            if name not in _SKIP_DIRS and not name.startswith(".") and not entry.is_symlink():
+                dirs.append((name, entry))
+        elif name.endswith((".yaml", ".yml")) and name not in _CONFIG_NAMES:
+            files.append((name, entry))
+    # paths joined by hand (os.path.join per file and directory is a third of the walk)
+    sep = os.sep
+    head = top if top.endswith(sep) else top + sep
+    lead = below + sep if below else ""
+    files.sort()
+    for name, entry in files:
+        out.append((head + name, None if entry.is_symlink() else lead + name))
+    dirs.sort()
+    for name, entry in dirs:
+        _walk_into(entry.path, lead + name, out)
 
 
 def _contract_candidate(
@@ -486,9 +494,7 @@ def _contract_candidate(
         if where is not None:
             if others is not None:
                 others[where] = raw
-            # a file beside the contracts (a deployment file they name): its resolution is known
-            real = Path(where)
-            _RESOLVED.setdefault(real, real)
+            _REAL.add(where)  # a file beside the contracts (a deployment file they name): resolved
         return None
     path = Path(name)
     if texts is not None:
