@@ -398,10 +398,9 @@ class ResultCache:
     # -- opening --------------------------------------------------------------------------------
 
     @staticmethod
-    def usable(directory: Path, root: Path, tracked: Callable[[], bool] | None = None) -> bool:
+    def usable(directory: Path, root: Path) -> bool:
         """The directory can be created and holds nothing git tracks (a commit cannot plant
-        entries; restoring it with actions/cache leaves its files untracked). ``tracked``: the
-        answer of :func:`start_tracked`, started earlier (git runs while the run discovers)."""
+        entries; restoring it with actions/cache leaves its files untracked)."""
         try:
             directory.mkdir(parents=True, exist_ok=True)
             if not directory.is_dir():
@@ -416,10 +415,8 @@ class ResultCache:
                     "Signature: 8a477f597d28d172789f06886806bc55\n# streamwarden result cache (check --cache)\n",
                 )
         except OSError:
-            if tracked is not None:
-                tracked()  # reaps the background git
             return False
-        return not (tracked() if tracked is not None else _tracked(directory, root))
+        return not _tracked(directory, root)
 
     # -- dependencies ---------------------------------------------------------------------------
 
@@ -661,31 +658,6 @@ def evict(entries: Path, limit: int) -> int:
 def _unlink(path: str) -> None:
     with contextlib.suppress(OSError):
         os.unlink(path)
-
-
-def start_tracked(directory: Path, root: Path) -> Callable[[], bool]:
-    """:func:`_tracked` started in the background; the returned function waits for its answer."""
-    try:
-        proc = subprocess.Popen(
-            ["git", "ls-files", "-z", "--", str(directory.resolve())],
-            cwd=root,
-            stdin=subprocess.DEVNULL,
-            stdout=subprocess.PIPE,
-            stderr=subprocess.DEVNULL,
-        )
-    except (OSError, ValueError):
-        return lambda: False
-
-    def answer() -> bool:
-        try:
-            out, _ = proc.communicate(timeout=30)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            proc.communicate()
-            return False
-        return proc.returncode == 0 and bool(out.strip(b"\0"))
-
-    return answer
 
 
 def _tracked(directory: Path, root: Path) -> bool:

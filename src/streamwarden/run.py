@@ -182,22 +182,12 @@ def run_check(config: Config, options: RunOptions) -> RunResult:
             reuse_unchanged=ctx.skip_unchanged,
         )
     # with a result cache, the files discovery reads that are no contract (deployment files beside
-    # the contracts) are kept for the cache to hash: each file is read once; and git tells whether
-    # it tracks the cache directory (refused then) while discovery runs
+    # the contracts) are kept for the cache to hash: each file is read once
     others: dict[str, bytes] | None = {} if options.cache_dir is not None else None
-    tracked = None
-    if options.cache_dir is not None and not options.environment:
-        from streamwarden.cache import start_tracked
-
-        tracked = start_tracked(options.cache_dir, config.root)
     try:
         files, errors = discover_for_configs(options.paths, selecting, ctx.texts, others)
         if pending_base is not None:
             ctx.base = pending_base.finish()
-    except BaseException:
-        if tracked is not None:
-            tracked()  # the run ends here: reap the background git
-        raise
     finally:
         if pending_base is not None:
             pending_base.close()
@@ -212,10 +202,7 @@ def run_check(config: Config, options: RunOptions) -> RunResult:
     # is, whose review entry is empty with or without its input (diff.review)
     review = options.review_inputs and options.base_ref is not None
     if options.cache_dir is not None and ctx.env is None and (not options.keep_inputs or review):
-        ctx.cache = _open_cache(ctx, options.cache_dir, tracked)
-        tracked = None
-    if tracked is not None:
-        tracked()  # not used after all: reap the background git
+        ctx.cache = _open_cache(ctx, options.cache_dir)
         if ctx.cache is not None and others:
             ctx.cache.prime(others)
     others = None
@@ -358,10 +345,10 @@ def _freeze_heap() -> None:
     gc.set_threshold(50_000, 20, 100)
 
 
-def _open_cache(ctx: _RunContext, directory: Path, tracked: Callable[[], bool] | None = None) -> ResultCache | None:
+def _open_cache(ctx: _RunContext, directory: Path) -> ResultCache | None:
     from streamwarden.cache import ResultCache, make_context
 
-    if not ResultCache.usable(directory, ctx.config.root, tracked):
+    if not ResultCache.usable(directory, ctx.config.root):
         return None
     context = make_context(
         policy_files=ctx.policy_set().files,
