@@ -55,6 +55,7 @@ class JsonReporter(Reporter):
 
 # a finding's items, at the findings list's level (the finding is an item of "findings", level 2)
 _ITEM = ",\n      "
+_NINE_STR = (str,) * 9  # the types of a finding's nine text fields
 
 
 def _findings_text(findings: list[Finding]) -> str:
@@ -67,7 +68,7 @@ def _findings_text(findings: list[Finding]) -> str:
     texts = []
     for f in findings:
         strings = (f.pipeline, f.rule, f.severity, f.title, f.message, f.path, f.source, f.remediation, f.fingerprint)
-        if any(type(v) is not str for v in strings) or type(f.waived) is not bool:
+        if tuple(map(type, strings)) != _NINE_STR or type(f.waived) is not bool:
             raise _Fallback
         file, line = f.file, f.line
         text = (
