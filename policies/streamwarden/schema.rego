@@ -148,19 +148,37 @@ _evo_required(f) := object.get(f, "required", false) == true if is_object(f)
 
 # (Complete rules, evaluated once: every old field of every compared version looks them up; one
 # sort each, see lib.first_index.)
-_evo_head_by_id := lib.first_index([[k, idx] | some idx, f in _evo_head_fields; k := _evo_id(f)])
+# (_evo_id and _evo_name written out in the comprehensions over every field: a function call per
+# field is most of their cost on a wide schema)
+_evo_head_by_id := lib.first_index([[k, idx] |
+	some idx, f in _evo_head_fields
+	is_object(f)
+	k := object.get(f, "id", null)
+	is_number(k)
+])
 
-_evo_head_by_name := lib.first_index([[k, idx] | some idx, f in _evo_head_fields; k := _evo_name(f)])
+_evo_head_by_name := lib.first_index([[k, idx] |
+	some idx, f in _evo_head_fields
+	is_object(f)
+	k := object.get(f, "name", null)
+	is_string(k)
+])
 
-_evo_head_by_rf := lib.first_index([[k, idx] | some idx, f in _evo_head_fields; k := _evo_rf(f)])
+_evo_head_by_rf := lib.first_index([[k, idx] |
+	some idx, f in _evo_head_fields
+	is_object(f)
+	k := object.get(f, "renamed_from", null)
+	is_string(k)
+	k != object.get(f, "name", null)
+])
 
 # ---------------------------------------------------------------- pairing
 
 # A version of the schema with the sets its pairing needs.
 _evo_ctx(fields) := {
 	"fields": fields,
-	"ids": {i | some f in fields; i := _evo_id(f)},
-	"names": {n | some f in fields; n := _evo_name(f)},
+	"ids": {i | some f in fields; is_object(f); i := object.get(f, "id", null); is_number(i)},
+	"names": {n | some f in fields; is_object(f); n := object.get(f, "name", null); is_string(n)},
 }
 
 _evo_both_ids(h, o) if {
@@ -206,6 +224,25 @@ _evo_pairs contains {"base": bi, "head": hi} if {
 }
 
 _evo_paired_head contains p.head if some p in _evo_pairs
+
+_evo_paired_base contains p.base if some p in _evo_pairs
+
+# The head and base fields no pair holds (added, removed): a set difference of indexes instead of
+# a test per field of a wide schema.
+_evo_unpaired_heads := _evo_indexes(_evo_head_fields) - _evo_paired_head
+
+_evo_unpaired_bases := _evo_indexes(_evo_base_fields) - _evo_paired_base
+
+_evo_indexes(fields) := {i | some i in numbers.range(0, count(fields) - 1)} if {
+	count(fields) > 0
+} else := set()
+
+# The pairs whose two fields differ: the rules that compare a pair's fields (type, required, name)
+# can only fire on these (most pairs of a wide schema are the same field, unchanged).
+_evo_changed_pairs := [p |
+	some p in _evo_pairs
+	_evo_base_fields[p.base] != _evo_head_fields[p.head]
+]
 
 # How a pair was made, for messages.
 _evo_paired_by(h, o) := "id" if {
@@ -299,7 +336,7 @@ _evo_promotion("unknown", new) if {
 
 # Base <-> head type changes: [head index, base index, old type, new type].
 _evo_type_changes contains [p.head, p.base, old, new] if {
-	some p in _evo_pairs
+	some p in _evo_changed_pairs
 	old := _evo_type(_evo_base_fields[p.base])
 	new := _evo_type(_evo_head_fields[p.head])
 	old != new
@@ -314,17 +351,20 @@ _evo_refused_types contains hi if {
 # ---------------------------------------------------------------- SW-SCHEMA-001
 
 # Names of the required fields of a schema version with no pair in head.
-_evo_removed(fields) := removed if {
-	ctx := _evo_ctx(fields)
+_evo_removed(fields) := _evo_removed_with(fields, _evo_ctx(fields))
+
+# (the base's context is a rule, computed once: the pairing reads it too)
+_evo_removed_with(fields, ctx) := removed if {
 	removed := {n |
 		some o in fields
-		_evo_required(o)
+		is_object(o) # _evo_required(o), written out: it is asked of every field
+		object.get(o, "required", false) == true
 		not _evo_pair(o, ctx)
 		n := _evo_name(o)
 	}
 }
 
-_evo_removed_base := _evo_removed(_evo_base_fields)
+_evo_removed_base := _evo_removed_with(_evo_base_fields, _evo_base_ctx)
 
 _evo_removed_in[fields] := _evo_removed(fields) if some fields in _evo_history_schemas
 
@@ -469,7 +509,7 @@ _evo_promotion_note(old, new) := " (date to timestamp needs table.format_version
 #     table:
 #       schema: [{name: currency, type: string, required: true}]
 deny contains f if {
-	some p in _evo_pairs
+	some p in _evo_changed_pairs
 	o := _evo_base_fields[p.base]
 	h := _evo_head_fields[p.head]
 	not _evo_required(o)
@@ -513,9 +553,9 @@ deny contains f if {
 #       schema: [{name: channel, type: string, required: true}]   # new, no default
 deny contains f if {
 	_evo_active
-	some hi, h in _evo_head_fields
+	some hi in _evo_unpaired_heads
+	h := _evo_head_fields[hi]
 	is_object(h)
-	not hi in _evo_paired_head
 	_evo_required(h)
 	object.get(h, "default", null) == null
 	name := object.get(h, "name", null)
@@ -556,7 +596,7 @@ deny contains f if {
 #       schema: [{name: gross_amount, type: "decimal(12,2)", id: 3}]
 deny contains f if {
 	not _evo_allow_renames
-	some p in _evo_pairs
+	some p in _evo_changed_pairs
 	o := _evo_base_fields[p.base]
 	h := _evo_head_fields[p.head]
 	old := _evo_name(o)
@@ -664,22 +704,22 @@ deny contains f if {
 # What changed in the table schema, base -> head (added, removed, renamed, type, required).
 _evo_schema_changes contains sprintf("added %v", [name]) if {
 	_evo_active
-	some hi, h in _evo_head_fields
+	some hi in _evo_unpaired_heads
+	h := _evo_head_fields[hi]
 	is_object(h)
-	not hi in _evo_paired_head
 	name := object.get(h, "name", null)
 }
 
 _evo_schema_changes contains sprintf("removed %v", [name]) if {
 	_evo_active
-	some o in _evo_base_fields
+	some bi in _evo_unpaired_bases # (with _evo_active, a base field is paired exactly when _evo_pairs holds it)
+	o := _evo_base_fields[bi]
 	is_object(o)
-	not _evo_pair(o, _evo_base_ctx)
 	name := object.get(o, "name", null)
 }
 
 _evo_schema_changes contains sprintf("renamed %v to %v", [old, new]) if {
-	some p in _evo_pairs
+	some p in _evo_changed_pairs
 	old := object.get(_evo_base_fields[p.base], "name", null)
 	new := object.get(_evo_head_fields[p.head], "name", null)
 	old != new
@@ -690,7 +730,7 @@ _evo_schema_changes contains sprintf("type of %v %v -> %v", [object.get(_evo_hea
 }
 
 _evo_schema_changes contains sprintf("%v made %s", [name, _evo_required_word(h)]) if {
-	some p in _evo_pairs
+	some p in _evo_changed_pairs
 	o := _evo_base_fields[p.base]
 	h := _evo_head_fields[p.head]
 	_evo_required(o) != _evo_required(h)
@@ -887,10 +927,11 @@ warn contains f if {
 
 # ---------------------------------------------------------------- SW-SCHEMA-010
 
-# [head index, old type] of the fields of a schema version whose type differs in head. Against
-# the base only promotions count (a non-promotion is SW-SCHEMA-002); against an earlier version
-# any difference does (SW-SCHEMA-002 compares base and head only).
-_evo_type_diffs(fields, promotions_only) := diffs if {
+# [head index, old type] of the fields whose type differs in head. Against the base only
+# promotions count (a non-promotion is SW-SCHEMA-002; the base's pairs are computed already, so its
+# widened fields are the type changes that are promotions); against an earlier version any
+# difference does (SW-SCHEMA-002 compares base and head only).
+_evo_type_diffs(fields) := diffs if {
 	ctx := _evo_ctx(fields)
 	diffs := {[hi, old] |
 		some o in fields
@@ -898,20 +939,15 @@ _evo_type_diffs(fields, promotions_only) := diffs if {
 		old := _evo_type(o)
 		new := _evo_type(_evo_head_fields[hi])
 		old != new
-		_evo_counts_for_010(promotions_only, old, new)
 	}
 }
 
-_evo_counts_for_010(promotions_only, old, new) if {
-	promotions_only == true
+_evo_widened_base := {[hi, old] |
+	some [hi, _, old, new] in _evo_type_changes
 	_evo_promotion(old, new)
 }
 
-_evo_counts_for_010(promotions_only, _, _) if promotions_only == false
-
-_evo_widened_base := _evo_type_diffs(_evo_base_fields, true)
-
-_evo_widened_in[fields] := _evo_type_diffs(fields, false) if some fields in _evo_history_schemas
+_evo_widened_in[fields] := _evo_type_diffs(fields) if some fields in _evo_history_schemas
 
 _evo_widened_heads contains hi if some [hi, _] in _evo_widened_base
 
