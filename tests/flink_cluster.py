@@ -185,9 +185,26 @@ class FlinkCluster:
         self._kill_by_pid_files()
         self.started = False
 
-    def _script(self, name: str, timeout_s: float) -> None:
+    def ensure_taskmanager(self, timeout_s: float = 300) -> None:
+        """A TaskManager is registered; if none is (it died), another one is started and this waits
+        for its slots. PyFlink can take a TaskManager down when a job is cancelled while its
+        Python worker starts ("FATAL - exception in exception handler": the Beam classes are gone
+        with the job's class loader); the jobs after it would wait for slots that never come."""
+        overview = self._try_get("/overview")
+        if overview is None or overview.get("taskmanagers", 0) >= 1:
+            return  # registered (or the REST endpoint is down: the caller's own wait reports it)
+        self._script("taskmanager.sh", timeout_s=120, args=("start",))
+        deadline = time.monotonic() + timeout_s
+        while time.monotonic() < deadline:
+            overview = self._try_get("/overview") or {}
+            if overview.get("taskmanagers", 0) >= 1 and overview.get("slots-total", 0) >= self.slots:
+                return
+            time.sleep(0.5)
+        raise RuntimeError(f"no TaskManager came back within {timeout_s:.0f}s; logs in {self.workdir / 'log'}")
+
+    def _script(self, name: str, timeout_s: float, args: tuple[str, ...] = ()) -> None:
         subprocess.run(
-            [str(self.home / "bin" / name)],
+            [str(self.home / "bin" / name), *args],
             env=self.env(),
             cwd=self.workdir,
             check=True,
@@ -216,6 +233,7 @@ class FlinkCluster:
     # -- jobs -------------------------------------------------------------------------------
     def submit(self, driver: str, *args: str, dynamic: dict[str, str] | None = None, timeout_s: float = 600) -> str:
         """``bin/flink run -d -py tests/flink_jobs/<driver>`` with ``-D`` properties; returns the job id."""
+        self.ensure_taskmanager()
         cmd = [str(self.home / "bin" / "flink"), "run", "-d", "-m", f"localhost:{self.rest_port}"]
         for k, v in (dynamic or {}).items():
             cmd += ["-D", f"{k}={v}"]
@@ -233,7 +251,11 @@ class FlinkCluster:
         """Until the job and all its vertices run (and ``checkpoints`` completed, if asked)."""
         deadline = time.monotonic() + timeout_s
         job: dict[str, Any] = {}
+        checked = time.monotonic()
         while time.monotonic() < deadline:
+            if time.monotonic() - checked > 5:  # a job waiting for slots: is a TaskManager there?
+                self.ensure_taskmanager()
+                checked = time.monotonic()
             job = self._try_get(f"/jobs/{jid}") or {}
             vertices = job.get("vertices") or []
             if job.get("state") in ("FAILED", "CANCELED", "FINISHED"):
