@@ -56,7 +56,7 @@ from typing import Any
 
 from streamwarden import __version__
 from streamwarden.findings import Finding, unwrap
-from streamwarden.yamlsafe import read_bounded
+from streamwarden.yamlsafe import READ_FLAGS, read_bounded, read_to_end
 
 FORMAT = "streamwarden-cache/2"  # 2: findings stored without their rule's title and remediation
 DEFAULT_DIR = ".streamwarden-cache"
@@ -182,7 +182,6 @@ def deployment_paths(contract_data: dict[str, Any], contract_path: Path) -> list
     return [str(base / e) for e in entries if isinstance(e, str) and e.strip()]
 
 
-_READ_FLAGS = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0)
 _S_ISREG = stat.S_ISREG
 
 
@@ -197,7 +196,7 @@ def file_state(path: str) -> str:
     if not _S_ISREG(st.st_mode):
         return "other"  # a FIFO or a device is not opened
     try:
-        fd = os.open(path, _READ_FLAGS)
+        fd = os.open(path, READ_FLAGS)
     except OSError:
         return "other"
     try:
@@ -212,15 +211,7 @@ def file_state(path: str) -> str:
             from streamwarden.contracts.load import resolved
 
             where = str(resolved(Path(path)))
-        chunk = os.read(fd, opened.st_size + 1)
-        if chunk:  # to the end, if the file grew since the fstat
-            chunks = [chunk]
-            while chunk:
-                chunk = os.read(fd, 1 << 20)
-                chunks.append(chunk)
-            data = b"".join(chunks)
-        else:
-            data = chunk
+        data = read_to_end(fd, opened.st_size)
     except OSError:
         return "other"
     finally:

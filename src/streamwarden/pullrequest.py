@@ -23,7 +23,7 @@ from streamwarden.engine.policyset import PolicyFile, builtin_policy_files, pars
 from streamwarden.errors import ContractErrors, StreamwardenError
 from streamwarden.git import GitRepo, Pending, blob_id, blob_ids_result, follow, grep_result, literal_prefix
 from streamwarden.resources import CONTRACT_SCHEMA, load_schema, policies_dir
-from streamwarden.yamlsafe import decode_utf8, parse_documents
+from streamwarden.yamlsafe import READ_FLAGS, decode_utf8, parse_documents, read_to_end
 
 _KIND_PATTERN = "^kind:[[:space:]]*[\"']?PipelineContract"
 TRANSITIVE_SUFFIX = "_transitive"
@@ -313,26 +313,18 @@ class PendingBase:
         return snapshot
 
 
-_READ_FLAGS = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0)
-
-
 def _work_tree_id(path: str, like: str) -> str | None:
     """The blob id of the work tree's regular file at ``path`` (None: no such file). ``os.read``
     calls on the descriptor, no file object: a pull request's check reads every unchanged contract."""
     try:
-        fd = os.open(path, _READ_FLAGS)
+        fd = os.open(path, READ_FLAGS)
     except OSError:
         return None
     try:
         st = os.fstat(fd)
         if not stat.S_ISREG(st.st_mode):
             return None
-        chunk = os.read(fd, st.st_size + 1)
-        chunks = [chunk]
-        while chunk:  # to the end, if the file grew since the fstat
-            chunk = os.read(fd, 1 << 20)
-            chunks.append(chunk)
-        return blob_id(b"".join(chunks), like)
+        return blob_id(read_to_end(fd, st.st_size), like)
     except OSError:
         return None
     finally:

@@ -382,6 +382,23 @@ def read_text(path: str | os.PathLike[str], display: str | None = None) -> str:
     return decode_utf8(read_bytes(name, display), display or name)
 
 
+# read-only, and a file swapped for a FIFO after a stat fails instead of waiting
+READ_FLAGS = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0)
+
+
+def read_to_end(fd: int, size: int) -> bytes:
+    """Every byte of an open regular file, ``size`` as fstat gave it: one ``os.read`` of that size
+    (and more only if the file grew since), no file object around the descriptor."""
+    chunk = os.read(fd, max(size, 0) + 1)
+    if not chunk:
+        return chunk
+    chunks = [chunk]
+    while chunk:
+        chunk = os.read(fd, 1 << 20)
+        chunks.append(chunk)
+    return b"".join(chunks)
+
+
 def read_bytes(path: str | os.PathLike[str], display: str | None = None) -> bytes:
     """A file's bytes within the size limit (the checks of :func:`read_text`, without decoding)."""
     name = os.fspath(path)  # os-level calls: a run reads thousands of files, pathlib costs more than the read
@@ -412,9 +429,8 @@ def read_bytes(path: str | os.PathLike[str], display: str | None = None) -> byte
         )
     try:
         # one read of the size stat gave (a run reads every contract and every YAML file of the
-        # tree); a file that changed size meanwhile is read again, bounded. O_NONBLOCK: a file
-        # swapped for a FIFO after the stat fails instead of waiting.
-        fd = os.open(name, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
+        # tree); a file that changed size meanwhile is read again, bounded
+        fd = os.open(name, READ_FLAGS)
         try:
             raw = os.read(fd, st.st_size + 1)
         finally:
