@@ -234,9 +234,12 @@ def run_check(config: Config, options: RunOptions) -> RunResult:
             with mp.Pool(workers) as pool:
                 results = pool.imap_unordered(_check_chunk, chunks)
                 # while the workers run (each compiles the subsets its documents select), this
-                # process compiles the whole set: a file that does not compile fails the run here
+                # process compiles the whole set when it holds custom policies: a custom file that
+                # does not compile fails the run here, whichever files the documents select. The
+                # built-in pack alone is not compiled again (its files compile together: the test
+                # suite compiles every one; 25 ms taken from the workers' two cores).
                 compile_all = getattr(engine, "compile_all", None)
-                if compile_all is not None:
+                if compile_all is not None and any(not f.builtin for f in ctx.policy_set().runtime_files):
                     compile_all()
                 for part in results:
                     parts.append(part)

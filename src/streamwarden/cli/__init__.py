@@ -12,6 +12,9 @@ contract, bad flag, policy compile error, unknown pipeline). A traceback is neve
 
 from __future__ import annotations
 
+import gc
+from typing import Any
+
 import click
 
 from streamwarden import __version__
@@ -22,7 +25,23 @@ from streamwarden.cli import recovery as _recovery
 from streamwarden.cli import schema as _schema
 
 
-@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+class _Command(click.Group):
+    """The ``streamwarden`` group, run as a program (the console script, ``python -m``)."""
+
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        try:
+            return super().__call__(*args, **kwargs)
+        finally:
+            # The process ends here. The interpreter's shutdown would run the cycle collector over
+            # every object still alive (a warm check at 1,000 contracts: ~15 ms, a tenth of the
+            # run); freezing them skips that pass, and reference counting still frees them. Nothing
+            # waits on it: files are closed by their with-blocks, temporary directories and worker
+            # pools by their finalizers and atexit. Only a program's exit comes here: tests invoke
+            # the group's main(), which keeps the collector for the rest of their process.
+            gc.freeze()
+
+
+@click.group(cls=_Command, context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(__version__, prog_name="streamwarden")
 def main() -> None:
     """Policy-as-code for Flink jobs that write Iceberg tables: state, checkpoint and table contracts."""
