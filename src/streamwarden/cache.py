@@ -54,7 +54,7 @@ from dataclasses import dataclass, field, fields
 from pathlib import Path
 from typing import Any
 
-from streamwarden import __version__
+from streamwarden import __version__, readahead
 from streamwarden.findings import Finding, unwrap
 from streamwarden.yamlsafe import READ_FLAGS, read_bounded, read_to_end
 
@@ -382,7 +382,6 @@ class ResultCache:
         self.rule_text = rule_text
         self.stats = Stats()
         self._states: dict[str, str] = {}
-        self._primed: dict[str, bytes] = {}  # resolved path -> bytes read by this run (prime)
         self._pack: dict[str, Any] = {}  # key -> entry (as JSON data) of the pack read by load_pack
         self._pack_path: Path | None = None
 
@@ -411,17 +410,13 @@ class ResultCache:
 
     # -- dependencies ---------------------------------------------------------------------------
 
-    def prime(self, read: dict[str, bytes]) -> None:
-        """The bytes of files this run has read already (discovery reads every YAML file it
-        walks), by resolved path: a dependency among them is hashed from them, not read again.
-        Its state is the one :func:`file_state` gives: the bytes and the resolved path."""
-        self._primed = read
-
     def state(self, path: str) -> str:
-        """A dependency's state, hashed once per run."""
+        """A dependency's state, hashed once per run. A file the run has read already (discovery
+        reads every YAML file it walks: streamwarden.readahead) is hashed from those bytes, not
+        read again; its state is the one :func:`file_state` gives: the bytes and the resolved path."""
         s = self._states.get(path)
         if s is None:
-            raw = self._primed.pop(path, None)
+            raw = readahead.get(path)
             s = self._states[path] = _sha(path, raw) if raw is not None else file_state(path)
         return s
 

@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from streamwarden import inputdoc, progress, selfcheck
+from streamwarden import inputdoc, progress, readahead, selfcheck
 from streamwarden.config import Config
 from streamwarden.contracts import Contract, discover_contracts, load_contract, load_contracts
 from streamwarden.contracts.load import (
@@ -181,9 +181,9 @@ def run_check(config: Config, options: RunOptions) -> RunResult:
             _union_globs(selecting),
             reuse_unchanged=ctx.skip_unchanged,
         )
-    # with a result cache, the files discovery reads that are no contract (deployment files beside
-    # the contracts) are kept for the cache to hash: each file is read once
-    others: dict[str, bytes] | None = {} if options.cache_dir is not None else None
+    # the files discovery reads that are no contract (deployment files beside the contracts) are
+    # kept for the run (readahead): the deployment gatherer and the result cache read each once
+    others: dict[str, bytes] = {}
     try:
         files, errors = discover_for_configs(options.paths, selecting, ctx.texts, others)
         if pending_base is not None:
@@ -191,11 +191,27 @@ def run_check(config: Config, options: RunOptions) -> RunResult:
     finally:
         if pending_base is not None:
             pending_base.close()
+    readahead.keep(others)
+    del others
+    try:
+        return _run_discovered(ctx, options, files, errors, trusted)
+    finally:
+        readahead.forget()
+
+
+def _run_discovered(
+    ctx: _RunContext,
+    options: RunOptions,
+    files: list[Path],
+    errors: list[StreamwardenError],
+    trusted: TrustedPolicies | None,
+) -> RunResult:
+    """run_check once the contracts are found: cache hits, the workers or this process, the merge."""
     ctx.keep_inputs = options.keep_inputs or len(files) < PARALLEL_THRESHOLD
     if options.environment:
         # connection details come from the trusted configuration when there is one: a pull request
         # cannot point the check (and its credentials) at a host of its choosing
-        ctx.env = (ctx.trusted_config or config).environment(options.environment)
+        ctx.env = (ctx.trusted_config or ctx.config).environment(options.environment)
     ctx.policy_set()
     # the contract review (check --base --format markdown|github) keeps each input's contract and
     # base: a contract the cache may answer in a pull request is one the pull request leaves as it
@@ -203,9 +219,6 @@ def run_check(config: Config, options: RunOptions) -> RunResult:
     review = options.review_inputs and options.base_ref is not None
     if options.cache_dir is not None and ctx.env is None and (not options.keep_inputs or review):
         ctx.cache = _open_cache(ctx, options.cache_dir)
-        if ctx.cache is not None and others:
-            ctx.cache.prime(others)
-    others = None
     progress.set_total(len(files))
     order = {p: i for i, p in enumerate(files)}
     merged: list[_Checked] = []

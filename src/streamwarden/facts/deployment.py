@@ -55,6 +55,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from streamwarden import readahead
 from streamwarden.contracts.load import relative_posix, resolved, shown_name
 from streamwarden.errors import StreamwardenError
 from streamwarden.facts.source import GatherContext, available, not_configured, unavailable
@@ -77,7 +78,7 @@ from streamwarden.flink.deployment_files import (
     read_yaml,
 )
 from streamwarden.flink.values import FlinkValueError
-from streamwarden.yamlsafe import read_text
+from streamwarden.yamlsafe import decode_utf8, read_text
 
 _YAML_SUFFIXES = (".yaml", ".yml")
 # the errors Path.exists() and Path.is_file() answer False for (pathlib._IGNORED_ERRNOS)
@@ -228,7 +229,9 @@ class DeploymentGatherer:
             raise StreamwardenError(
                 "is not a deployment file streamwarden can read (expected .yaml, .yml or .sql)", file=shown
             )
-        text = read_text(resolved, shown)
+        # a file discovery read already (beside the contracts) is not read again
+        raw = readahead.get(os.fspath(resolved))
+        text = decode_utf8(raw, shown) if raw is not None else read_text(resolved, shown)
         if suffix == ".sql":
             return read_sql(text)
         if is_legacy_name(shown):
