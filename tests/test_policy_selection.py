@@ -127,6 +127,33 @@ def test_a_live_finding_still_fires_through_selection() -> None:
     assert "SW-FACT-001" in rules
 
 
+def test_the_builtin_pack_is_compiled_as_the_documents_select_it(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Without custom policies, the engine compiles no file a document does not select: a static
+    check compiles the static subset only (the whole pack compiles: the tests above)."""
+    monkeypatch.setenv("STREAMWARDEN_SELF_CHECK", "0")  # (self-check mode compiles the whole pack)
+    engine = RegorusEngine(PACK)
+    assert engine._compiled == {}
+    engine.evaluate(_doc())
+    (compiled,) = engine._compiled
+    assert compiled == tuple(f.display for f in PACK.files_for(_doc()))
+    assert len(compiled) < len(PACK.runtime_files)
+
+
+def test_custom_policies_have_the_whole_set_compiled_at_once() -> None:
+    """With a custom file, the whole set is compiled when the engine is made: a custom file that
+    does not compile fails the run, whichever files its documents select."""
+    live_only = parse_policy(
+        "package acme.live\nimport rego.v1\n\n# METADATA\n# custom:\n#   requires: [facts.flink]\n"
+        'deny contains {"rule": "ACME-002", "message": "failed"} if input.facts.flink.job.state == "failed"\n',
+        "policies/acme/live.rego",
+        builtin=False,
+    )
+    ps = PolicySet(files=[*PACK.files, live_only], rules=PACK.rules, known_ids={*PACK.known_ids, "ACME-002"})
+    assert ps.has_custom and not PACK.has_custom
+    engine = RegorusEngine(ps)
+    assert tuple(f.display for f in ps.runtime_files) in engine._compiled
+
+
 def test_the_verification_mode_catches_a_file_that_fires_without_its_condition(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:

@@ -87,3 +87,24 @@ def test_a_later_run_in_the_same_process_reads_the_file_again(tmp_path: Path) ->
     interval = "SW-CKPT-003 execution.checkpointing.interval"
     assert interval not in out["first"], out
     assert interval in out["second"], out  # the edited interval differs from the contract's 60s
+
+
+@pytest.mark.parametrize("args", [("--no-cache",), ("--cache", ".cache-dir")], ids=["no-cache", "cache"])
+def test_a_pull_request_reads_each_contract_it_leaves_as_it_is_once(tmp_path: Path, args: tuple[str, ...]) -> None:
+    """The base side reads a work-tree contract to compare its blob id with the merge base's; the
+    check of the head takes those bytes (a contract the pull request changes is read again)."""
+    from tests.conftest import CLEAN_CONTRACT
+    from tests.gitrepo import Repo
+
+    repo = Repo(tmp_path / "repo")
+    repo.write("streamwarden.yaml", 'contracts: ["contracts/*.yaml"]\n')
+    for i in range(3):
+        repo.write(f"contracts/p{i}.config.yaml", CLEAN_CONTRACT.replace("orders-enrichment", f"p-{i}"))
+    repo.commit("base")
+    repo.branch("feature")
+    changed = CLEAN_CONTRACT.replace("orders-enrichment", "p-1").replace("min_pause: 30s", "min_pause: 90s")
+    repo.write("contracts/p1.config.yaml", changed)
+    repo.commit("the pull request")
+    opened = _opens(repo.path, *args, "--base", "main")
+    by_name = {Path(p).name: n for p, n in opened.items()}
+    assert by_name == {"p0.config.yaml": 1, "p1.config.yaml": 2, "p2.config.yaml": 1}, opened

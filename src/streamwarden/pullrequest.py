@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from streamwarden import readahead
 from streamwarden.config import CONFIG_NAMES, Config, config_from_text
 from streamwarden.contracts.load import contract_from_document, display_path, display_path_str
 from streamwarden.contracts.normalize import UnitError, lower_enums, normalize_contract
@@ -23,7 +24,7 @@ from streamwarden.engine.policyset import PolicyFile, builtin_policy_files, pars
 from streamwarden.errors import ContractErrors, StreamwardenError
 from streamwarden.git import GitRepo, Pending, blob_id, blob_ids_result, follow, grep_result, literal_prefix
 from streamwarden.resources import CONTRACT_SCHEMA, load_schema, policies_dir
-from streamwarden.yamlsafe import READ_FLAGS, decode_utf8, parse_documents, read_to_end
+from streamwarden.yamlsafe import MAX_BYTES, READ_FLAGS, decode_utf8, parse_documents, read_to_end
 
 _KIND_PATTERN = "^kind:[[:space:]]*[\"']?PipelineContract"
 TRANSITIVE_SUFFIX = "_transitive"
@@ -283,14 +284,22 @@ class PendingBase:
             ids = blob_ids_result(self._ids.result())
             changed = []
             top = os.fspath(repo.top)
+            read: dict[str, bytes] = {}
             for f in files:
                 oid = ids.get(f)
+                if oid is None:
+                    continue
                 work = os.path.join(top, f)
-                if oid is not None and _work_tree_id(work, oid) == oid:
-                    # what the work tree holds at the same path: its meaning is the head's, not parsed twice
+                data = _work_tree_bytes(work)
+                if data is not None and blob_id(data, oid) == oid:
+                    # what the work tree holds at the same path: its meaning is the head's, not parsed
+                    # twice; its bytes are the head's text (readahead: the check reads it once)
                     snapshot.by_path[f] = BaseContract(display_path_str(work, config.root), f, None, unchanged=True)
-                elif oid is not None:
+                    if len(data) <= MAX_BYTES:
+                        read[work] = data
+                else:
                     changed.append(f)
+            readahead.keep(read)
             files = changed
         self.close()
         blobs = repo.read_blobs([f"{commit}:{f}" for f in files])
@@ -313,8 +322,8 @@ class PendingBase:
         return snapshot
 
 
-def _work_tree_id(path: str, like: str) -> str | None:
-    """The blob id of the work tree's regular file at ``path`` (None: no such file). ``os.read``
+def _work_tree_bytes(path: str) -> bytes | None:
+    """The bytes of the work tree's regular file at ``path`` (None: no such file). ``os.read``
     calls on the descriptor, no file object: a pull request's check reads every unchanged contract."""
     try:
         fd = os.open(path, READ_FLAGS)
@@ -324,7 +333,7 @@ def _work_tree_id(path: str, like: str) -> str | None:
         st = os.fstat(fd)
         if not stat.S_ISREG(st.st_mode):
             return None
-        return blob_id(read_to_end(fd, st.st_size), like)
+        return read_to_end(fd, st.st_size)
     except OSError:
         return None
     finally:

@@ -24,7 +24,7 @@ from streamwarden.engine import Engine, PolicySet, load_policy_set, make_engine
 from streamwarden.errors import ContractErrors, InputError, StreamwardenError, UsageError
 from streamwarden.findings import Finding, to_finding
 from streamwarden.waivers import apply_waivers
-from streamwarden.yamlsafe import read_text
+from streamwarden.yamlsafe import decode_utf8, read_text
 
 # imported where used: a run whose contracts are all cache hits forks no worker, reads no git
 # ref and gathers no fact (multiprocessing, git, pullrequest, facts.static)
@@ -185,15 +185,15 @@ def run_check(config: Config, options: RunOptions) -> RunResult:
     # kept for the run (readahead): the deployment gatherer and the result cache read each once
     others: dict[str, bytes] = {}
     try:
-        files, errors = discover_for_configs(options.paths, selecting, ctx.texts, others)
-        if pending_base is not None:
-            ctx.base = pending_base.finish()
-    finally:
-        if pending_base is not None:
-            pending_base.close()
-    readahead.keep(others)
-    del others
-    try:
+        try:
+            files, errors = discover_for_configs(options.paths, selecting, ctx.texts, others)
+            if pending_base is not None:
+                ctx.base = pending_base.finish()  # (keeps the unchanged contracts' bytes it read)
+        finally:
+            if pending_base is not None:
+                pending_base.close()
+        readahead.keep(others)
+        del others
         return _run_discovered(ctx, options, files, errors, trusted)
     finally:
         readahead.forget()
@@ -248,11 +248,10 @@ def _run_discovered(
                 results = pool.imap_unordered(_check_chunk, chunks)
                 # while the workers run (each compiles the subsets its documents select), this
                 # process compiles the whole set when it holds custom policies: a custom file that
-                # does not compile fails the run here, whichever files the documents select. The
-                # built-in pack alone is not compiled again (its files compile together: the test
-                # suite compiles every one; 25 ms taken from the workers' two cores).
+                # does not compile fails the run here, whichever files the documents select (the
+                # built-in pack alone is not: 25 ms the workers' two cores keep)
                 compile_all = getattr(engine, "compile_all", None)
-                if compile_all is not None and any(not f.builtin for f in ctx.policy_set().runtime_files):
+                if compile_all is not None and ctx.policy_set().has_custom:
                     compile_all()
                 for part in results:
                     parts.append(part)
@@ -320,9 +319,7 @@ def _hits_first(
         try:
             resolved_path = resolved(f)
             shown = display_path(f, ctx.config.root, resolved_path)
-            text = ctx.texts.get(f)
-            if text is None:
-                text = ctx.texts[f] = read_text(f, shown)
+            text = ctx.texts[f] = ctx.text_of(f, resolved_path, shown, keep=True)
         except StreamwardenError as exc:
             if answer:  # else reported when the file is checked
                 errors.append(exc)
@@ -442,6 +439,16 @@ class _RunContext:
             self._engine_pid = pid
         return self._engine
 
+    def text_of(self, f: Path, resolved_path: Path, shown: str, keep: bool = False) -> str:
+        """A contract's text, read once in the run: the text discovery read to tell it is a
+        contract, else the bytes a pull request's base side read to compare blob ids
+        (readahead), else the file. ``keep``: it stays in ``texts`` for a later reader."""
+        text = self.texts.get(f) if keep else self.texts.pop(f, None)
+        if text is not None:
+            return text
+        raw = readahead.take(os.fspath(resolved_path))
+        return decode_utf8(raw, shown) if raw is not None else read_text(f, shown)
+
     def policy_set(self) -> PolicySet:
         """Loaded once per run (before workers fork, so they inherit it)."""
         if self._policy_set is None:
@@ -554,9 +561,7 @@ def _check_chunk_of(
         try:
             resolved_path = resolved(f)
             shown = display_path(f, ctx.config.root, resolved_path)
-            text = ctx.texts.pop(f, None)
-            if text is None:
-                text = read_text(f, shown)
+            text = ctx.text_of(f, resolved_path, shown)
             key: str | None = None
             entry: Entry | None = None
             if cache is not None and (

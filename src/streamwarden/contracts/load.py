@@ -70,6 +70,9 @@ def display_path_str(path: str, root: Path) -> str:
     """``display_path`` of a path given as a string, without making Path objects (the base of a
     pull request shows thousands of files)."""
     absolute = path if os.path.isabs(path) else os.path.join(os.getcwd(), path)
+    if absolute in _REAL:  # discovery reached it without a symbolic link: it is its own resolution
+        inside = _relative_str(absolute, str(_resolved_root(root)))
+        return shown_name(path if inside is None else inside)
     directory, name = os.path.split(absolute)
     if os.sep != "/" or name in ("", ".", "..") or os.path.islink(absolute):
         return display_path(Path(path), root)
@@ -362,6 +365,7 @@ def _glob_files(root: Path, pattern: str) -> list[Path]:
         # file is its own resolution, known without an lstat per file
         for p in paths:
             _RESOLVED.setdefault(p, p)
+            _REAL.add(os.fspath(p))
     return paths
 
 

@@ -150,6 +150,14 @@ class PolicySet:
     def is_custom_package(self, package: str) -> bool:
         return package in self._custom_packages
 
+    @property
+    def has_custom(self) -> bool:
+        """Custom policies are loaded. Only then is the whole set compiled at once, so that a
+        custom file that does not compile fails the run whichever files its documents select; the
+        built-in files compile together (the test suite compiles every one) and are compiled as
+        the documents select them."""
+        return bool(self._custom_packages)
+
     @functools.cached_property
     def _custom_packages(self) -> frozenset[str]:
         """The packages a custom file declares (asked for every finding: computed once)."""

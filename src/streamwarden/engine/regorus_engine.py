@@ -70,14 +70,17 @@ class RegorusEngine(Engine):
     name = "regorus"
 
     def __init__(self, policy_set: PolicySet, limits: Limits | None = None, *, defer_full: bool = False) -> None:
-        """``defer_full``: the full set is compiled by :meth:`compile_all`, not now (a large run's
-        parent compiles it while its workers, which compile only the subsets they evaluate, run)."""
+        """With custom policies the whole set is compiled now: a file that does not compile is a
+        PolicyError here (``PolicySet.has_custom``); the built-in pack alone is compiled subset by
+        subset, as the documents select its files. ``defer_full``: that compile is left to
+        :meth:`compile_all` (a large run's parent calls it while its workers, which compile only
+        the subsets they evaluate, run)."""
         self.policy_set = policy_set
         self.limits = limits or Limits()
         self._runtime = policy_set.runtime_files
         self._by_display = {f.display: f for f in self._runtime}
         self._compiled: dict[tuple[str, ...], _Compiled] = {}
-        if not defer_full:
+        if not defer_full and policy_set.has_custom:
             self.compile_all()  # compiles everything once: errors surface here
         self._verify = selfcheck.enabled()
         # custom packages, in load order: the child marks which one it evaluates (index + 1)

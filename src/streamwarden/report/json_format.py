@@ -70,46 +70,17 @@ def _findings_text(findings: list[Finding]) -> str:
         strings = (f.pipeline, f.rule, f.severity, f.title, f.message, f.path, f.source, f.remediation, f.fingerprint)
         if tuple(map(type, strings)) != _NINE_STR or type(f.waived) is not bool:
             raise _Fallback
-        file, line = f.file, f.line
+        file = f.file
+        # one f-string: a single build of the text (concatenation built it piece by piece)
         text = (
-            '{\n      "pipeline": '
-            + enc(f.pipeline)
-            + _ITEM
-            + '"rule": '
-            + enc(f.rule)
-            + _ITEM
-            + '"severity": '
-            + enc(f.severity)
-            + _ITEM
-            + '"title": '
-            + enc(f.title)
-            + _ITEM
-            + '"message": '
-            + enc(f.message)
-            + _ITEM
-            + '"file": '
-            + (enc(file) if type(file) is str else _scalar(file))
-            + _ITEM
-            + '"line": '
-            + _scalar(line)
-            + _ITEM
-            + '"path": '
-            + enc(f.path)
-            + _ITEM
-            + '"source": '
-            + enc(f.source)
-            + _ITEM
-            + '"remediation": '
-            + enc(f.remediation)
-            + _ITEM
-            + '"evidence": '
-            + _render(f.evidence, 3)
-            + _ITEM
-            + '"fingerprint": '
-            + enc(f.fingerprint)
-            + _ITEM
-            + '"waived": '
-            + _NAMED[f.waived]
+            f'{{\n      "pipeline": {enc(f.pipeline)},\n      "rule": {enc(f.rule)},\n      '
+            f'"severity": {enc(f.severity)},\n      "title": {enc(f.title)},\n      '
+            f'"message": {enc(f.message)},\n      '
+            f'"file": {enc(file) if type(file) is str else _scalar(file)},\n      '
+            f'"line": {_scalar(f.line)},\n      "path": {enc(f.path)},\n      '
+            f'"source": {enc(f.source)},\n      "remediation": {enc(f.remediation)},\n      '
+            f'"evidence": {_render(f.evidence, 3)},\n      "fingerprint": {enc(f.fingerprint)},\n      '
+            f'"waived": {_NAMED[f.waived]}'
         )
         if f.waiver is not None:
             text += _ITEM + '"waiver": ' + _render(f.waiver, 3)
