@@ -410,6 +410,9 @@ def _scan_from(
     when ``**`` listed them already."""
     m = matchers[i]
     last = i == len(matchers) - 1
+    if m is None and i + 2 == len(matchers) and matchers[-1] is not None:
+        _scan_below(directory, matchers[-1], out, listed)  # the common tail: **/<name or *.yaml>
+        return
     if m is None:  # **: this directory and every one below it
         entries = _entries(directory) if listed is None else listed
         _scan_from(directory, matchers, i + 1, out, entries)
@@ -447,6 +450,60 @@ def _scan_from(
                 out.add(entry.path)
         elif is_dir:
             _scan_from(entry.path, matchers, i + 1, out)
+
+
+def _scan_below(
+    top: str, m: str | re.Pattern[str], out: set[str], listed: list[os.DirEntry[str]] | None = None
+) -> None:
+    """``**/<m>`` from ``top``, ``m`` the pattern's last part: the files named ``m`` (or matching
+    it) in ``top`` and every directory below it, as :func:`_scan_from` finds them part by part,
+    in one pass over each directory's entries (a contract tree has a directory per pipeline). A
+    symbolic link anywhere leaves the glob to Path.glob, as :func:`_entries` does."""
+    literal, pattern = (m, None) if isinstance(m, str) else (None, m)
+    folded = literal.lower() if literal is not None and literal.isascii() else None
+    stack = [top]
+
+    def visit(entries: Iterable[os.DirEntry[str]]) -> bool:
+        """Files matched into ``out``, directories onto the stack; whether ``literal`` must be
+        looked up (not listed, but maybe there in another case or normalization)."""
+        seen = False  # an entry named exactly m
+        near = folded is None  # an entry named m in another case (or a name no case folds)
+        for entry in entries:
+            if entry.is_symlink():
+                raise _UseGlob  # Path.glob's own rules for links (they differ between Python versions)
+            name = entry.name
+            if entry.is_dir(follow_symlinks=False):
+                stack.append(entry.path)
+                if name == literal:
+                    seen = True  # a directory of that name: no file here
+            elif pattern is not None:
+                if pattern.fullmatch(name):
+                    out.add(entry.path)
+            elif name == literal:
+                out.add(entry.path)
+                seen = True
+            if not near and name.lower() == folded:
+                near = True
+        return literal is not None and not seen and near
+
+    while stack:
+        directory = stack.pop()
+        if listed is not None and directory is top:
+            look_up = visit(listed)
+        else:
+            with os.scandir(directory) as it:
+                look_up = visit(it)
+        if not look_up:
+            continue  # not there, in any case (a file system may ignore it): nothing to look up
+        assert literal is not None
+        try:
+            st = os.lstat(os.path.join(directory, literal))
+        except (FileNotFoundError, NotADirectoryError):
+            continue
+        if stat.S_ISLNK(st.st_mode):
+            raise _UseGlob
+        if not stat.S_ISDIR(st.st_mode):
+            out.add(os.path.join(directory, literal))
 
 
 def _entries(directory: str) -> list[os.DirEntry[str]]:
