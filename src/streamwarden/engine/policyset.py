@@ -16,6 +16,7 @@ what the engine and the verbs need to know about a policy, so no Python code nam
 from __future__ import annotations
 
 import functools
+import hashlib
 import json
 import re
 from collections.abc import Iterator
@@ -492,13 +493,79 @@ def _rego_files(directory: Path) -> list[Path]:
 
 def builtin_policy_files(tests: bool = True) -> list[PolicyFile]:
     """The built-in pack; without ``tests``, its rules only (a run evaluates no test file: the
-    built-in tests are read by ``policy test``)."""
+    built-in tests are read by ``policy test``). A file whose text the pack's index knows is taken
+    from it (:func:`builtin_index`); any other is parsed."""
     base = policies_dir()
-    return [
-        _read_policy(p, f"policies/{p.relative_to(base).as_posix()}", True)
-        for p in _rego_files(base)
-        if tests or not p.name.endswith("_test.rego")
-    ]
+    index = builtin_index(base)
+    out = []
+    for p in _rego_files(base):
+        if not tests and p.name.endswith("_test.rego"):
+            continue
+        display = f"policies/{p.relative_to(base).as_posix()}"
+        try:
+            source = p.read_text(encoding="utf-8")
+        except (OSError, UnicodeDecodeError) as exc:
+            raise PolicyError(f"cannot read policy: {exc}", file=display) from None
+        entry = index.get(display)
+        known = _from_index(entry, source, p, display) if entry is not None else None
+        out.append(known if known is not None else parse_policy(source, display, True, p))
+    return out
+
+
+# The built-in pack's index (INDEX_NAME beside its files, written by scripts/update_policy_index.py
+# and kept current by tests/test_policy_index.py): each file's parse (package, rule sets, tests,
+# conditions, METADATA blocks) by the SHA-256 of its text. Parsing the METADATA YAML of every
+# built-in file is 8 ms of each run; the index is read in one. An entry whose hash is not the
+# file's (an edited checkout), or an index that cannot be read, only means the file is parsed.
+INDEX_NAME = "index.json"
+INDEX_FORMAT = "streamwarden-policy-index/1"
+
+
+@functools.lru_cache(maxsize=4)
+def builtin_index(base: Path) -> dict[str, Any]:
+    """The index's entries by display path (``policies/streamwarden/state.rego``), or none."""
+    try:
+        doc = json.loads((base / INDEX_NAME).read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return {}
+    files = doc.get("files") if isinstance(doc, dict) and doc.get("format") == INDEX_FORMAT else None
+    return files if isinstance(files, dict) else {}
+
+
+def index_entry(f: PolicyFile) -> dict[str, Any]:
+    """What the index keeps of a parsed built-in file."""
+    return {
+        "sha256": hashlib.sha256(f.source.encode("utf-8")).hexdigest(),
+        "package": f.package,
+        "is_test": f.is_test,
+        "rule_sets": f.rule_sets,
+        "tests": f.tests,
+        "requires": list(f.requires),
+        "metadata": [{"meta": b.meta, "head": b.head, "line": b.line, "marks": b.marks} for b in f.metadata],
+    }
+
+
+def _from_index(entry: Any, source: str, path: Path, display: str) -> PolicyFile | None:
+    try:
+        if entry["sha256"] != hashlib.sha256(source.encode("utf-8")).hexdigest():
+            return None
+        return PolicyFile(
+            path=path,
+            display=display,
+            source=source,
+            package=str(entry["package"]),
+            builtin=True,
+            is_test=bool(entry["is_test"]),
+            rule_sets=[str(r) for r in entry["rule_sets"]],
+            tests=[str(t) for t in entry["tests"]],
+            requires=tuple(str(c) for c in entry["requires"]),
+            metadata=[
+                MetadataBlock(dict(b["meta"]), str(b["head"]), int(b["line"]), dict(b["marks"]))
+                for b in entry["metadata"]
+            ],
+        )
+    except (KeyError, TypeError, ValueError):
+        return None
 
 
 def load_policy_set(
