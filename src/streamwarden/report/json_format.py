@@ -41,7 +41,10 @@ class JsonReporter(Reporter):
             # and two spaces start a top-level item only: that text occurs once)
             findings = _findings_text(report.findings)
             head = _render({"version": 1, "summary": report.summary, "findings": None, "errors": errors}, 0)
-            text = head.replace('\n  "findings": null', '\n  "findings": ' + findings, 1)
+            before, found, after = head.partition(_FINDINGS_ITEM + "null")
+            if not found:
+                raise _Fallback
+            text = "".join((before, _FINDINGS_ITEM, findings, after))  # one copy of the findings' text
         except _Fallback:
             doc = {
                 "version": 1,
@@ -53,6 +56,7 @@ class JsonReporter(Reporter):
         return _log_safe(text) + "\n"
 
 
+_FINDINGS_ITEM = '\n  "findings": '
 # a finding's items, at the findings list's level (the finding is an item of "findings", level 2)
 _ITEM = ",\n      "
 _NINE_STR = (str,) * 9  # the types of a finding's nine text fields
