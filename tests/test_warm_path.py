@@ -1,5 +1,6 @@
 """The warm path of check --cache: a run's entries are written in one pack that the next run reads
-at once, and a run whose contracts are all cache hits imports neither jsonschema nor the engine.
+at once, and a run whose contracts are all cache hits imports neither jsonschema, the engine nor
+PyYAML.
 
 Self-check mode (tests/conftest.py) stays on: every hit, from a pack too, is evaluated again and
 compared."""
@@ -72,13 +73,15 @@ def test_an_entry_only_in_the_pack_still_answers_and_is_checked(tmp_path: Path) 
     assert stats(check(root)) == (1, 1)
 
 
-def test_a_full_hit_run_imports_neither_jsonschema_nor_the_engine(tmp_path: Path) -> None:
+def test_a_full_hit_run_imports_neither_jsonschema_nor_the_engine_nor_pyyaml(tmp_path: Path) -> None:
+    """Nothing is parsed: no contract (the cache answers), no METADATA (the built-in pack's index),
+    no streamwarden.yaml (this repository has none)."""
     root = make_repo(tmp_path, n=2)
     check(root)
     code = (
         "import atexit, sys, json\n"
         "atexit.register(lambda: print(json.dumps(sorted(m for m in sys.modules"
-        " if m.split('.')[0] in ('jsonschema', 'regorus', 'referencing'))), file=sys.stderr))\n"
+        " if m.split('.')[0] in ('jsonschema', 'regorus', 'referencing', 'yaml'))), file=sys.stderr))\n"
         "from streamwarden.cli import main\n"
         "sys.argv = ['streamwarden', 'check', '-v', '--format', 'json', '--now', '2026-12-30T12:00:00Z']\n"
         "main()\n"

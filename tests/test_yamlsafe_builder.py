@@ -15,7 +15,7 @@ from typing import Any
 import pytest
 import yaml
 
-from streamwarden import yamlsafe
+from streamwarden import yamlparse
 from streamwarden.errors import InputError
 from streamwarden.yamlsafe import MAX_ALIASES, MAX_DEPTH, parse_documents
 
@@ -44,7 +44,7 @@ def test_resolved_tags_are_pyyaml_s(quote: str) -> None:
     lines = [f"- {quote}{s}{quote}" for s in SCALARS] + ["- {a: [1, x], ? b : c}", "- !!str 12", "- !!int '7'"]
     text = "\n".join(lines) + "\n"
     for _ in range(2):  # the second time from the memo
-        ours = yamlsafe._compose_all(text)
+        ours = yamlparse._compose_all(text)
         theirs = list(yaml.compose_all(text, Loader=yaml.SafeLoader))
         assert [_tags(n) for n in ours] == [_tags(n) for n in theirs]
 
@@ -92,8 +92,8 @@ def test_impossible_day_and_unknown_tags_are_refused_as_before() -> None:
 
 def test_the_scalar_constructor_keeps_no_node() -> None:
     parse_documents("a: 1\nb: true\nc: 1.5\nd: 2026-01-01\ne: !!binary aGk=\n", "f.yaml")
-    assert not yamlsafe._SCALARS.constructed_objects
-    assert not yamlsafe._SCALARS.recursive_objects
+    assert not yamlparse._SCALARS.constructed_objects
+    assert not yamlparse._SCALARS.recursive_objects
 
 
 def test_the_collector_is_on_again_after_a_parse_and_after_an_error() -> None:

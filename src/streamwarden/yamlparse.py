@@ -1,0 +1,413 @@
+"""The YAML parse behind :func:`streamwarden.yamlsafe.parse_documents`: libyaml's composer, then
+values and line marks built with the limits (depth, aliases, node count, duplicate keys). Imported
+on the first parse of a run, with PyYAML."""
+
+from __future__ import annotations
+
+import datetime as _dt
+import gc
+import re
+from typing import Any
+
+import yaml
+
+from streamwarden.dates import calendar_problem
+from streamwarden.errors import InputError
+from streamwarden.yamldoc import _PLAIN, MAX_ALIASES, MAX_BYTES, MAX_DEPTH, MAX_NODES, YamlDocument, join_key
+
+_MERGE_TAG = "tag:yaml.org,2002:merge"
+_STR_TAG = "tag:yaml.org,2002:str"
+_NULL_TAG = "tag:yaml.org,2002:null"
+_TIMESTAMP_TAG = "tag:yaml.org,2002:timestamp"
+
+try:  # libyaml's composer is C and fast; the pure-Python one is the fallback
+    _CLoader: type | None = yaml.CSafeLoader
+except AttributeError:  # pragma: no cover - depends on the PyYAML build
+    _CLoader = None
+
+_IMPLICIT: dict[Any, list[tuple[str, re.Pattern[str]]]] = yaml.resolver.Resolver.yaml_implicit_resolvers
+_SEQ_TAG = "tag:yaml.org,2002:seq"
+_MAP_TAG = "tag:yaml.org,2002:map"
+_TAGS: dict[str, str] = {}  # plain scalar -> its implicit tag (a run sees the same values again and again)
+
+
+def _resolve(self: Any, kind: Any, value: Any, implicit: Any) -> str:
+    """``Resolver.resolve`` for the safe loader's resolvers (no path resolvers, no wildcard
+    resolvers: checked below), with the plain scalars' tags memoized."""
+    if kind is yaml.ScalarNode:
+        if not implicit[0]:
+            return _STR_TAG
+        tag = _TAGS.get(value)
+        if tag is None:
+            tag = _STR_TAG
+            for candidate, regexp in _IMPLICIT.get(value[:1], ()):
+                if regexp.match(value):
+                    tag = candidate
+                    break
+            if len(value) <= 64:
+                if len(_TAGS) >= 16384:
+                    _TAGS.clear()
+                _TAGS[value] = tag
+        return tag
+    return _SEQ_TAG if kind is yaml.SequenceNode else _MAP_TAG
+
+
+if _CLoader is not None and None not in _IMPLICIT and not yaml.resolver.Resolver.yaml_path_resolvers:
+
+    class _FastLoader(_CLoader):  # type: ignore[misc,valid-type]
+        resolve = _resolve
+        # Without path resolvers, descend_resolver(parent, index) and ascend_resolver() do
+        # nothing; the C composer calls them around every node, so they are built-ins that
+        # return at once (a built-in in a class is not bound: no `self`): no Python frame.
+        descend_resolver = slice
+        ascend_resolver = tuple
+
+    _BaseLoader: type = _FastLoader
+else:  # pragma: no cover - depends on the PyYAML build
+    _BaseLoader = _CLoader or yaml.SafeLoader
+
+
+class _DepthLimitedLoader(yaml.SafeLoader):
+    """Pure-Python composer that refuses deep nesting before Python's recursion limit."""
+
+    _depth = 0
+
+    def compose_node(self, parent: Any, index: Any) -> Any:
+        self._depth += 1
+        try:
+            if self._depth > MAX_DEPTH + 1:
+                mark = self.peek_event().start_mark  # type: ignore[no-untyped-call]
+                raise _TooDeep(mark.line + 1)
+            return super().compose_node(parent, index)
+        finally:
+            self._depth -= 1
+
+
+class _TooDeep(Exception):
+    def __init__(self, line: int) -> None:
+        super().__init__(line)
+        self.line = line
+
+
+_SCALARS = yaml.SafeLoader("")  # a constructor instance for scalar tags
+# The scalar tags built without the generic ``construct_object`` (which would also keep every
+# node it saw in ``constructed_objects``, for the life of the process): the same functions it
+# dispatches to, called directly.
+_CONSTRUCT = {
+    tag: getattr(_SCALARS, name)
+    for tag, name in (
+        ("tag:yaml.org,2002:int", "construct_yaml_int"),
+        ("tag:yaml.org,2002:bool", "construct_yaml_bool"),
+        ("tag:yaml.org,2002:float", "construct_yaml_float"),
+        (_TIMESTAMP_TAG, "construct_yaml_timestamp"),
+    )
+    if _SCALARS.yaml_constructors.get(tag) is getattr(type(_SCALARS), name)
+}
+_ScalarNode, _SequenceNode, _MappingNode = yaml.ScalarNode, yaml.SequenceNode, yaml.MappingNode
+
+
+class _Builder:
+    """Values and marks from composed nodes, with the limits. One pass: a scalar leaf (most
+    nodes) is taken in its parent's loop, without a call of its own."""
+
+    def __init__(self, file: str, keep_bad_dates: bool = False) -> None:
+        self.file = file
+        # an impossible date (2027-02-30) stays the text as written: a contract's JSON Schema
+        # then names it among the file's other errors (format: date), instead of hiding them
+        self.keep_bad_dates = keep_bad_dates
+        self.marks: dict[str, int] = {}
+        self.nodes = 0
+        self.aliases = 0
+        self.seen: set[int] = set()
+
+    def _too_deep(self, node: yaml.Node) -> InputError:
+        return InputError(
+            f"nesting deeper than {MAX_DEPTH} levels",
+            file=self.file,
+            line=node.start_mark.line + 1,
+            hint="flatten the structure; no contract or Flink file needs this depth",
+        )
+
+    def _count(self, node: yaml.Node) -> None:
+        """One more value: the node count, and an alias reference when the node was seen before."""
+        self.nodes += 1
+        if self.nodes > MAX_NODES:
+            raise self._too_many(node)
+        seen = self.seen
+        before = len(seen)
+        seen.add(id(node))
+        if len(seen) == before:  # a node reached twice is an alias reference
+            self._alias(node)
+
+    def _too_many(self, node: yaml.Node) -> InputError:
+        return InputError(
+            f"the document expands to more than {MAX_NODES:,} values",
+            file=self.file,
+            line=node.start_mark.line + 1,
+            hint="remove anchors/aliases that multiply content",
+        )
+
+    def _alias(self, node: yaml.Node) -> None:
+        self.aliases += 1
+        if self.aliases > MAX_ALIASES:
+            raise InputError(
+                f"more than {MAX_ALIASES} alias references (a YAML alias bomb?)",
+                file=self.file,
+                line=node.start_mark.line + 1,
+                hint="write the values out instead of repeating anchors",
+            )
+
+    def build(self, node: yaml.Node, path: str, depth: int) -> Any:
+        if depth > MAX_DEPTH:
+            raise self._too_deep(node)
+        self._count(node)
+        return self._value(node, path, depth)
+
+    def _value(self, node: Any, path: str, depth: int) -> Any:
+        """The value of a counted node."""
+        cls = type(node)
+        if cls is _ScalarNode:
+            return node.value if node.tag == _STR_TAG else self._scalar(node, path)
+        if cls is _MappingNode:
+            return self._mapping(node, path, depth)
+        if cls is _SequenceNode:
+            return self._sequence(node, path, depth)
+        if isinstance(node, yaml.ScalarNode):
+            return self._scalar(node, path)
+        if isinstance(node, yaml.SequenceNode):
+            return self._sequence(node, path, depth)
+        if isinstance(node, yaml.MappingNode):
+            return self._mapping(node, path, depth)
+        raise InputError(f"unsupported YAML node {node.tag}", file=self.file, line=node.start_mark.line + 1)
+
+    def _leaf(self, node: yaml.Node, path: str, depth: int) -> Any:
+        """``build`` of a child at ``depth``, a string scalar without the call."""
+        if depth > MAX_DEPTH:
+            raise self._too_deep(node)
+        # _count, inlined: most nodes are leaves
+        self.nodes += 1
+        if self.nodes > MAX_NODES:
+            raise self._too_many(node)
+        seen = self.seen
+        before = len(seen)
+        seen.add(id(node))
+        if len(seen) == before:
+            self._alias(node)
+        if node.__class__ is _ScalarNode and node.tag == _STR_TAG:
+            return node.value
+        return self._value(node, path, depth)
+
+    def _sequence(self, node: yaml.SequenceNode, path: str, depth: int) -> list[Any]:
+        out_list = []
+        marks = self.marks
+        child_depth = depth + 1
+        for i, item in enumerate(node.value):
+            p = f"{path}[{i}]"
+            if p not in marks:
+                marks[p] = item.start_mark.line + 1
+            out_list.append(self._leaf(item, p, child_depth))
+        return out_list
+
+    def _scalar(self, node: yaml.ScalarNode, path: str = "") -> Any:
+        tag = node.tag
+        if tag == _STR_TAG:  # the common case, without the constructor's overhead
+            return node.value
+        if tag == _NULL_TAG:
+            return None
+        try:
+            construct = _CONSTRUCT.get(tag)
+            value = construct(node) if construct is not None else _generic(node)
+        except (yaml.YAMLError, ValueError, OverflowError) as exc:
+            problem = getattr(exc, "problem", None) or str(exc)
+            day = calendar_problem(node.value) if tag == _TIMESTAMP_TAG else None
+            if day and self.keep_bad_dates:
+                return node.value
+            raise InputError(
+                f"{node.value!r} is not a real calendar date: {day}"
+                if day
+                else f"invalid value {node.value!r}: {problem}",
+                file=self.file,
+                line=node.start_mark.line + 1,
+                path=path or None,
+                hint="write a date that exists (YYYY-MM-DD)" if day else None,
+            ) from None
+        cls = value.__class__
+        if cls is int or cls is bool:
+            return value
+        if isinstance(value, _dt.datetime):
+            if value.tzinfo is not None and value.utcoffset() == _dt.timedelta(0):
+                return value.replace(tzinfo=None).isoformat() + "Z"
+            return value.isoformat()
+        if isinstance(value, _dt.date):
+            return value.isoformat()
+        if isinstance(value, bytes):
+            return value.decode("latin-1")
+        if isinstance(value, float) and value != value:  # NaN is not JSON
+            return str(node.value)
+        return value
+
+    def _mapping(self, node: yaml.MappingNode, path: str, depth: int) -> dict[str, Any]:
+        out: dict[str, Any] = {}
+        merged: list[yaml.Node] = []
+        marks = self.marks
+        child_depth = depth + 1
+        deep = child_depth > MAX_DEPTH
+        plain_keys = _PLAIN
+        seen = self.seen
+        for key_node, value_node in node.value:
+            key_tag = key_node.tag
+            if key_tag == _STR_TAG and key_node.__class__ is _ScalarNode:
+                key = key_node.value
+            elif key_tag == _MERGE_TAG:
+                merged.append(value_node)
+                continue
+            elif not isinstance(key_node, yaml.ScalarNode):
+                raise InputError(
+                    "a mapping key must be a plain value, not a list or mapping",
+                    file=self.file,
+                    line=key_node.start_mark.line + 1,
+                    path=path or None,
+                )
+            else:
+                key_value = self._scalar(key_node)
+                key = key_value if isinstance(key_value, str) else str(key_node.value)
+            line = key_node.start_mark.line + 1
+            child = (f"{path}.{key}" if path else key) if plain_keys.get(key) else join_key(path, key)
+            if key in out:
+                raise InputError(
+                    f"duplicate key {key!r} (first at line {marks[child]})",
+                    file=self.file,
+                    line=line,
+                    path=child,
+                    hint="YAML would silently keep only the last one; keep one of them",
+                )
+            marks[child] = line
+            if value_node.__class__ is _ScalarNode and value_node.tag == _STR_TAG and not deep:
+                # _leaf, inlined for a string (most values): the same checks in the same order
+                self.nodes += 1
+                if self.nodes > MAX_NODES:
+                    raise self._too_many(value_node)
+                before = len(seen)
+                seen.add(id(value_node))
+                if len(seen) == before:
+                    self._alias(value_node)
+                out[key] = value_node.value
+            else:
+                out[key] = self._leaf(value_node, child, child_depth)
+        for m in merged:  # `<<: *base` — explicit keys win, as in YAML 1.1
+            sources = m.value if isinstance(m, yaml.SequenceNode) else [m]
+            for src in sources:
+                value = self.build(src, path, depth + 1)
+                if not isinstance(value, dict):
+                    raise InputError("a merge key (<<) needs a mapping", file=self.file, line=src.start_mark.line + 1)
+                for k, v in value.items():
+                    out.setdefault(k, v)
+        return out
+
+
+def _generic(node: yaml.ScalarNode) -> Any:
+    """A scalar of another tag, through PyYAML's constructor (which then forgets the node)."""
+    try:
+        return _SCALARS.construct_object(node, deep=True)
+    finally:
+        _SCALARS.constructed_objects.clear()
+        _SCALARS.recursive_objects.clear()
+
+
+def parse_stream(text: str, file: str, *, keep_bad_dates: bool = False) -> list[YamlDocument]:
+    """``yamlsafe.parse_documents``."""
+    # The composed nodes (with two marks each) and the values are many small objects that all
+    # live until the document is built: the cyclic collector would walk them again and again
+    # (about a third of the parse) and find nothing to free. Reference counting still frees
+    # everything; a cycle made meanwhile (a recursive alias, refused) waits for the next collection.
+    paused = gc.isenabled()
+    if paused:
+        gc.disable()
+    try:
+        return _parse_documents(text, file, keep_bad_dates)
+    finally:
+        if paused:
+            gc.enable()
+
+
+def _parse_documents(text: str, file: str, keep_bad_dates: bool) -> list[YamlDocument]:
+    if len(text.encode("utf-8", "surrogatepass")) > MAX_BYTES:
+        raise InputError(f"text is larger than {MAX_BYTES // 1024 // 1024} MiB", file=file)
+    docs: list[YamlDocument] = []
+    try:
+        nodes = _compose_all(text)
+    except _TooDeep as exc:
+        raise InputError(f"nesting deeper than {MAX_DEPTH} levels", file=file, line=exc.line) from None
+    except RecursionError:
+        raise InputError(f"nesting deeper than {MAX_DEPTH} levels", file=file) from None
+    except yaml.MarkedYAMLError as exc:
+        mark = exc.problem_mark or exc.context_mark
+        problem = exc.problem or exc.context or "invalid YAML"
+        if "max depth" in problem or "nesting" in problem:
+            raise InputError(
+                f"nesting deeper than {MAX_DEPTH} levels", file=file, line=mark.line + 1 if mark else None
+            ) from None
+        tab = _tab_indent(text, mark.line, mark.column) if mark else None
+        if tab is not None:
+            raise InputError(
+                f"not valid YAML: a tab in the indentation (column {tab + 1})",
+                file=file,
+                line=mark.line + 1 if mark else None,
+                hint="YAML does not allow tabs for indentation; use spaces",
+            ) from None
+        raise InputError(
+            f"not valid YAML: {problem}",
+            file=file,
+            line=(mark.line + 1) if mark else None,
+            hint="check indentation and quoting around this line",
+        ) from None
+    except yaml.reader.ReaderError as exc:
+        line = text.count("\n", 0, exc.position) + 1
+        raise InputError(
+            f"not valid YAML: unacceptable character #x{exc.character:04x} ({exc.reason})"
+            if isinstance(exc.character, int)
+            else f"not valid YAML: {exc.reason}",
+            file=file,
+            line=line,
+        ) from None
+    except yaml.YAMLError as exc:
+        raise InputError(f"not valid YAML: {str(exc).splitlines()[0]}", file=file) from None
+    builder = _Builder(file, keep_bad_dates)
+    for i, node in enumerate(nodes):
+        builder.marks = {}
+        builder.seen = set()
+        builder.aliases = 0
+        data = builder.build(node, "", 0)
+        start = node.start_mark.line + 1
+        marks = builder.marks
+        marks.setdefault("", start)
+        docs.append(YamlDocument(data=data, file=file, marks=marks, index=i, start_line=start))
+    return docs
+
+
+def _tab_indent(text: str, line: int, column: int) -> int | None:
+    """The column of a tab in the indentation of ``line`` (0-based), when the parser stopped
+    there: PyYAML calls it "found character that cannot start any token" or similar."""
+    lines = text.splitlines()
+    if not 0 <= line < len(lines):
+        return None
+    row = lines[line]
+    if 0 <= column < len(row) and row[column] == "\t":  # e.g. after a list's "-"
+        return column
+    indent = row[: len(row) - len(row.lstrip(" \t"))]
+    tab = indent.find("\t")
+    return tab if tab >= 0 and column <= len(indent) else None
+
+
+def _compose_all(text: str) -> list[yaml.Node]:
+    loader_cls = _BaseLoader if _BaseLoader is not yaml.SafeLoader else _DepthLimitedLoader
+    loader = loader_cls(text)
+    try:
+        out = []
+        while loader.check_node():
+            node = loader.get_node()
+            if node is not None:
+                out.append(node)
+        return out
+    finally:
+        loader.dispose()
