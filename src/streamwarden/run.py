@@ -247,12 +247,10 @@ def _run_discovered(
             with mp.Pool(workers) as pool:
                 results = pool.imap_unordered(_check_chunk, chunks)
                 # while the workers run (each compiles the subsets its documents select), this
-                # process compiles the whole set when it holds custom policies: a custom file that
-                # does not compile fails the run here, whichever files the documents select (the
-                # built-in pack alone is not: 25 ms the workers' two cores keep)
-                compile_all = getattr(engine, "compile_all", None)
-                if compile_all is not None and ctx.policy_set().has_custom:
-                    compile_all()
+                # process checks that the set compiles (RegorusEngine.check_compiles)
+                check_compiles = getattr(engine, "check_compiles", None)
+                if check_compiles is not None:
+                    check_compiles()
                 for part in results:
                     parts.append(part)
                     progress.advance(part[2])
@@ -429,7 +427,7 @@ class _RunContext:
     def engine(self, defer_full: bool = False) -> Engine:
         """One engine per process. The embedded engine is made once, before workers fork, and
         inherited; an OPA client is made in each process (HTTP connections must not be shared).
-        ``defer_full`` (made for workers): the full policy set is compiled later (compile_all)."""
+        ``defer_full`` (made for workers): the check that the policy set compiles comes later (check_compiles)."""
         pid = os.getpid()
         if self._engine is None or (self.options.engine != "regorus" and self._engine_pid != pid):
             extra: dict[str, Any] = {"defer_full": True} if defer_full and self.options.engine == "regorus" else {}

@@ -297,8 +297,8 @@ def discover_contracts(
 
     ``texts``: filled with the text of each file read to decide, for the loader (one read per file).
     ``others``: filled with the bytes of each file read and found not to be a contract, by its
-    resolved path (the deployment files beside the contracts, for the result cache to hash
-    without reading them again).
+    resolved path (the deployment files beside the contracts: run_check keeps them for the run in
+    streamwarden.readahead, so the gatherer and the result cache do not read them again).
     """
     found: list[Path] = []
     errors: list[StreamwardenError] = []

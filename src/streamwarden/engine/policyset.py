@@ -153,10 +153,8 @@ class PolicySet:
 
     @property
     def has_custom(self) -> bool:
-        """Custom policies are loaded. Only then is the whole set compiled at once, so that a
-        custom file that does not compile fails the run whichever files its documents select; the
-        built-in files compile together (the test suite compiles every one) and are compiled as
-        the documents select them."""
+        """Custom policies are loaded (then the engine compiles the whole set at once: the built-in
+        files compile together, as the test suite checks, and are compiled as documents select them)."""
         return bool(self._custom_packages)
 
     @functools.cached_property
@@ -281,11 +279,14 @@ def _metadata_yaml(text: str, display: str, offset: int) -> tuple[dict[str, Any]
 
 
 def _read_policy(path: Path, display: str, builtin: bool) -> PolicyFile:
+    return parse_policy(_policy_source(path, display), display, builtin, path)
+
+
+def _policy_source(path: Path, display: str) -> str:
     try:
-        source = path.read_text(encoding="utf-8")
+        return path.read_text(encoding="utf-8")
     except (OSError, UnicodeDecodeError) as exc:
         raise PolicyError(f"cannot read policy: {exc}", file=display) from None
-    return parse_policy(source, display, builtin, path)
 
 
 def parse_policy(source: str, display: str, builtin: bool, path: Path | None = None) -> PolicyFile:
@@ -502,10 +503,7 @@ def builtin_policy_files(tests: bool = True) -> list[PolicyFile]:
         if not tests and p.name.endswith("_test.rego"):
             continue
         display = f"policies/{p.relative_to(base).as_posix()}"
-        try:
-            source = p.read_text(encoding="utf-8")
-        except (OSError, UnicodeDecodeError) as exc:
-            raise PolicyError(f"cannot read policy: {exc}", file=display) from None
+        source = _policy_source(p, display)
         entry = index.get(display)
         known = _from_index(entry, source, p, display) if entry is not None else None
         out.append(known if known is not None else parse_policy(source, display, True, p))

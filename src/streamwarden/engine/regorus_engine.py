@@ -70,23 +70,27 @@ class RegorusEngine(Engine):
     name = "regorus"
 
     def __init__(self, policy_set: PolicySet, limits: Limits | None = None, *, defer_full: bool = False) -> None:
-        """With custom policies the whole set is compiled now: a file that does not compile is a
-        PolicyError here (``PolicySet.has_custom``); the built-in pack alone is compiled subset by
-        subset, as the documents select its files. ``defer_full``: that compile is left to
-        :meth:`compile_all` (a large run's parent calls it while its workers, which compile only
-        the subsets they evaluate, run)."""
+        """:meth:`check_compiles` now, unless ``defer_full``: then the caller calls it (a large
+        run's parent, while its workers, which compile only the subsets they evaluate, run)."""
         self.policy_set = policy_set
         self.limits = limits or Limits()
         self._runtime = policy_set.runtime_files
         self._by_display = {f.display: f for f in self._runtime}
         self._compiled: dict[tuple[str, ...], _Compiled] = {}
-        if not defer_full and policy_set.has_custom:
-            self.compile_all()  # compiles everything once: errors surface here
+        if not defer_full:
+            self.check_compiles()
         self._verify = selfcheck.enabled()
         # custom packages, in load order: the child marks which one it evaluates (index + 1)
         self._custom = list(dict.fromkeys(f.package for f in self._runtime if not f.builtin))
         self._guarded = bool(self._custom) and sandbox.available()
         self._sandbox: sandbox.Sandbox | None = None
+
+    def check_compiles(self) -> None:
+        """With custom policies, the whole set compiled once: a custom file that does not compile
+        is a PolicyError here, whichever files the run's documents select. The built-in pack alone
+        is compiled subset by subset, as the documents select its files (``PolicySet.has_custom``)."""
+        if self.policy_set.has_custom:
+            self.compile_all()
 
     def compile_all(self) -> None:
         """Compile every runtime file (once): a file that does not compile is a PolicyError here,
