@@ -43,15 +43,21 @@ READ_FLAGS = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0)
 
 def read_to_end(fd: int, size: int) -> bytes:
     """Every byte of an open regular file, ``size`` as fstat gave it: one ``os.read`` of that size
-    (and more only if the file grew since), no file object around the descriptor."""
+    plus one byte, no file object around the descriptor. Exactly ``size`` bytes back is the whole
+    file (a read of a regular file is short only at its end); a file that grew or shrank since is
+    read on until a read returns nothing. (No read to confirm the end in the usual case: a second
+    read of a 1 MiB buffer cost as much as the first, in every cache lookup's dependency.)"""
     chunk = os.read(fd, max(size, 0) + 1)
-    if not chunk:
+    if len(chunk) == size or not chunk:
         return chunk
     chunks = [chunk]
     while chunk:
-        chunk = os.read(fd, 1 << 20)
+        chunk = os.read(fd, _CHUNK)
         chunks.append(chunk)
     return b"".join(chunks)
+
+
+_CHUNK = 64 * 1024  # below the allocator's mmap threshold: no map and unmap per read
 
 
 def read_bytes(path: str | os.PathLike[str], display: str | None = None) -> bytes:
