@@ -17,7 +17,7 @@ from tests.cli import Proc, sw
 from tests.conftest import CLEAN_CONTRACT
 from tests.gitrepo import Repo
 
-from streamwarden.cache import FORMAT, _sha, evict, file_state
+from streamwarden.cache import _STORED, FORMAT, _sha, evict, file_state
 from streamwarden.contracts.load import discover_contracts
 
 NOW = "2026-12-30T12:00:00Z"
@@ -236,11 +236,20 @@ def test_entries_leave_the_rules_text_to_the_policy_set(tmp_path: Path) -> None:
     (entry,) = entries(root)
     data = json.loads(entry.read_text())
     assert data["format"] == FORMAT and data["findings"]
-    assert all("title" not in f and "remediation" not in f and "waived" not in f for f in data["findings"])
+    # each finding an array of its stored fields, in order: no title, remediation or waiver state
+    assert set(_STORED).isdisjoint({"title", "remediation", "waived", "waiver", "baselined"})
+    assert all(isinstance(f, list) and len(f) == len(_STORED) for f in data["findings"])
+    stored = dict(zip(_STORED, data["findings"][0], strict=True))
+    (shown,) = [f for f in first.json()["findings"] if f["fingerprint"] == stored["fingerprint"]]
+    assert all(shown[name] == stored[name] for name in _STORED if name != "value")  # value: not in the output
     assert check(root).stdout == first.stdout
+    row = data["findings"][0]
+    path_at = _STORED.index("path")
     for forged in (
-        {**data["findings"][0], "title": "Forged"},
-        {k: v for k, v in data["findings"][0].items() if k != "path"},
+        [*row, "Forged title"],  # a field more
+        row[:path_at] + row[path_at + 1 :],  # a field less
+        [*row[:path_at], 7, *row[path_at + 1 :]],  # a path that is no string
+        {name: row[i] for i, name in enumerate(_STORED)},  # the fields by name (format 2)
     ):
         entry.write_text(json.dumps({**data, "findings": [forged, *data["findings"][1:]]}), encoding="utf-8")
         for pack in (root / ".streamwarden-cache" / "packs").glob("*.json"):

@@ -58,7 +58,7 @@ from streamwarden import __version__, readahead
 from streamwarden.findings import Finding, unwrap
 from streamwarden.yamlsafe import READ_FLAGS, read_bounded, read_to_end
 
-FORMAT = "streamwarden-cache/2"  # 2: findings stored without their rule's title and remediation
+FORMAT = "streamwarden-cache/3"  # 2: findings without their rule's title and remediation; 3: as arrays
 DEFAULT_DIR = ".streamwarden-cache"
 MAX_ENTRIES = 20_000  # about 3 KB each: a few tens of MB at most
 MAX_ENTRY_BYTES = 4 * 1024 * 1024
@@ -258,11 +258,14 @@ class Entry:
 _FINDING_FIELDS = [f.name for f in fields(Finding)]
 # what an entry stores of a finding: not the rule's title and remediation (the policy set's, which is
 # part of every key: restored from it, a third of an entry's size), nor the waiver fields (always
-# unset before waivers are applied)
+# unset before waivers are applied). A finding is stored as an array of these, in this order (no
+# field names: a warm run decodes the findings of every contract it answers).
 _DERIVED = ("title", "remediation", "waived", "waiver", "baselined")
-_STORED = [name for name in _FINDING_FIELDS if name not in _DERIVED]
-_STORED_SET = frozenset(_STORED)
-_STR = ("pipeline", "rule", "severity", "message", "path", "source", "fingerprint")
+_STORED = ("pipeline", "rule", "severity", "message", "file", "line", "path", "source")
+_STORED += ("evidence", "fingerprint", "value")
+if set(_STORED) | set(_DERIVED) != set(_FINDING_FIELDS) or set(_STORED) & set(_DERIVED):
+    raise RuntimeError("Finding's fields changed: update the cache's _STORED (and FORMAT)")
+_SEVERITIES = frozenset({"error", "warning", "info"})
 
 # rule id -> (title, remediation as METADATA writes it): what to_finding gives a finding of the rule
 RuleText = Callable[[str], tuple[str, str]]
@@ -272,30 +275,44 @@ def finding_to_json(f: Finding) -> dict[str, Any]:
     return {name: getattr(f, name) for name in _FINDING_FIELDS}
 
 
-def _finding_to_stored(f: Finding, rule_text: RuleText) -> dict[str, Any] | None:
-    """The stored form, or None when the finding is not what its rule's text restores exactly
-    (such a result is not cached)."""
+def _finding_to_stored(f: Finding, rule_text: RuleText) -> list[Any] | None:
+    """The stored form (the ``_STORED`` fields, in order), or None when the finding is not what its
+    rule's text restores exactly (such a result is not cached)."""
     title, remediation = rule_text(f.rule)
     if f.title != title or f.remediation != unwrap(remediation) or f.waived or f.baselined or f.waiver is not None:
         return None
-    return {name: getattr(f, name) for name in _STORED}
+    return [getattr(f, name) for name in _STORED]
 
 
-def _finding_from_stored(d: Any, rule_text: RuleText) -> Finding:
-    if type(d) is not dict or d.keys() != _STORED_SET:
+def _finding_from_stored(row: Any, rule_text: RuleText) -> Finding:
+    if type(row) is not list or len(row) != len(_STORED):
         raise ValueError("finding fields")
-    for name in _STR:
-        if type(d[name]) is not str:  # JSON gives exact types: no subclass to allow
-            raise ValueError("a text field is not a string")
-    file, line = d["file"], d["line"]
+    pipeline, rule, severity, message, file, line, path, source, evidence, fingerprint, value = row
+    # JSON gives exact types: no subclass to allow
+    if not (type(pipeline) is type(rule) is type(message) is type(path) is type(source) is type(fingerprint) is str):
+        raise ValueError("a text field is not a string")
     if file is not None and type(file) is not str:
         raise ValueError("file")
     if line is not None and type(line) is not int:
         raise ValueError("line")
-    if d["severity"] not in ("error", "warning", "info") or type(d["evidence"]) is not dict:
+    if type(severity) is not str or severity not in _SEVERITIES or type(evidence) is not dict:
         raise ValueError("severity/evidence")
-    title, remediation = rule_text(d["rule"])
-    return Finding(**d, title=title, remediation=remediation)
+    title, remediation = rule_text(rule)
+    return Finding(
+        pipeline=pipeline,
+        rule=rule,
+        severity=severity,
+        title=title,
+        message=message,
+        file=file,
+        line=line,
+        path=path,
+        source=source,
+        remediation=remediation,
+        evidence=evidence,
+        fingerprint=fingerprint,
+        value=value,
+    )
 
 
 def _entry_to_json(key: str, e: Entry, rule_text: RuleText) -> str | None:
@@ -337,8 +354,11 @@ def _entry_from_dict(key: str, d: Any, rule_text: RuleText) -> Entry:
     waivers, deps, findings = d.get("waivers"), d.get("deps"), d.get("findings")
     if not isinstance(waivers, list) or not isinstance(deps, list) or not isinstance(findings, list):
         raise ValueError("lists")
-    if not all(isinstance(p, list) and len(p) == 2 and all(isinstance(x, str) for x in p) for p in deps):
-        raise ValueError("deps")
+    pairs: list[tuple[str, str]] = []
+    for p in deps:  # one loop, no generator frames: every hit of a warm run comes through here
+        if type(p) is not list or len(p) != 2 or type(p[0]) is not str or type(p[1]) is not str:
+            raise ValueError("deps")
+        pairs.append((p[0], p[1]))
     exact = d.get("exact_now")
     if exact is not None and not _is_int(exact):
         raise ValueError("exact_now")
@@ -353,7 +373,7 @@ def _entry_from_dict(key: str, d: Any, rule_text: RuleText) -> Entry:
         name_line=line,
         waivers=waivers,
         findings=[_finding_from_stored(f, rule_text) for f in findings],
-        deps=[(p[0], p[1]) for p in deps],
+        deps=pairs,
         timing=Timing(exact, [(t[0], t[1]) for t in thresholds]),
     )
 
