@@ -99,6 +99,59 @@ def test_a_missing_path_argument_with_such_a_byte_is_a_clear_error(tmp_path: Pat
     assert "\ufffd" not in p.stdout, p
 
 
+def _policy_named(directory: Path, name: bytes, source: str) -> None:
+    directory.mkdir(exist_ok=True)
+    try:
+        with open(os.path.join(os.fsencode(directory), name), "w", encoding="utf-8") as fh:
+            fh.write(source)
+    except OSError as exc:
+        pytest.skip(f"this file system refuses a file name that is not UTF-8: {exc}")
+
+
+FIRES = """package acme.names
+
+import rego.v1
+
+# METADATA
+# title: every pipeline has a name
+# custom:
+#   id: ACME-001
+#   severity: error
+deny contains f if {
+\tinput.contract.metadata.name == "orders-enrichment"
+\tf := {"rule": "ACME-001", "message": "named", "path": "metadata.name"}
+}
+"""
+
+
+@pytest.mark.parametrize("fmt", ["text", "json", "sarif", "junit", "github", "markdown"])
+def test_a_custom_policy_file_with_such_a_byte_in_its_name_is_shown_escaped(root: Path, fmt: str) -> None:
+    """Its findings are reported (the file is read by its real name) and every format carries
+    the name valid, with the byte as ``\\xff``; no internal error."""
+    _policy_named(root / "pol", b"names\xff.rego", FIRES)
+    p = sw("check", "--policy", "pol", "--format", fmt, cwd=root)
+    assert p.code == 1, p
+    assert "internal error" not in p.output and "\ufffd" not in p.output, p
+    assert "ACME-001" in p.stdout, p
+
+
+@pytest.mark.parametrize("verb", [("check",), ("policy", "test")])
+def test_a_custom_policy_that_does_not_compile_names_its_file_escaped(root: Path, verb: tuple[str, ...]) -> None:
+    _policy_named(root / "pol", b"broken\xff.rego", "package acme.broken\n\ndeny contains f if {\n\tf :=\n}\n")
+    args = (*verb, "--policy", "pol") if verb == ("check",) else (*verb, "pol")
+    p = sw(*args, cwd=root)
+    assert p.code == 2, p
+    assert "internal error" not in p.output, p
+    assert "pol/broken\\xff.rego:" in p.stderr and "does not compile" in p.stderr, p
+
+
+def test_a_missing_policy_directory_with_such_a_byte_is_a_clear_error(root: Path) -> None:
+    p = sw("check", "--policy", os.fsdecode(b"nowhere\xff"), cwd=root)
+    assert p.code == 2, p
+    assert "internal error" not in p.output, p
+    assert "nowhere\\xff: policy directory does not exist" in p.stderr, p
+
+
 # -- the engine's boundary: any text that is not valid Unicode, wherever it comes from ----------
 
 

@@ -24,6 +24,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from streamwarden.contracts.load import shown_name
 from streamwarden.errors import InputError, PolicyError
 from streamwarden.resources import policies_dir
 from streamwarden.yamlsafe import parse_documents
@@ -581,7 +582,7 @@ def load_policy_set(
         files = builtin_policy_files(tests=builtin_tests) if builtin else []
         for d in extra_dirs or []:
             if not d.is_dir():
-                raise PolicyError("policy directory does not exist", file=str(d))
+                raise PolicyError("policy directory does not exist", file=shown_name(str(d)))
             for p in _rego_files(d):
                 files.append(_read_policy(p, _shown(p, root), False))
     return catalog(files)
@@ -653,9 +654,12 @@ def _requires_only(meta: dict[str, Any]) -> bool:
 
 
 def _shown(p: Path, root: Path | None) -> str:
+    """A custom policy file's name as reports show it: relative to the repository, and valid
+    Unicode (a name's bytes that are not UTF-8 shown as ``\\xNN``, as a contract's are; the engines,
+    the JSON and SARIF reports refuse the lone surrogates such a name decodes to)."""
     if root is not None:
         try:
-            return p.resolve().relative_to(root.resolve()).as_posix()
+            return shown_name(p.resolve().relative_to(root.resolve()).as_posix())
         except ValueError:
             pass
-    return str(p)
+    return shown_name(str(p))
