@@ -9,7 +9,6 @@ from pathlib import Path
 
 import pytest
 
-from streamwarden import yamlsafe
 from streamwarden.yamlsafe import READ_FLAGS, read_to_end
 
 
@@ -31,7 +30,7 @@ def counted(monkeypatch: pytest.MonkeyPatch) -> list[int]:
         asked.append(n)
         return real(fd, n)
 
-    monkeypatch.setattr(yamlsafe.os, "read", read)
+    monkeypatch.setattr(os, "read", read)
     return asked
 
 

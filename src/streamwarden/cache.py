@@ -261,7 +261,7 @@ _FINDING_FIELDS = [f.name for f in fields(Finding)]
 # unset before waivers are applied). A finding is stored as an array of these, in this order (no
 # field names: a warm run decodes the findings of every contract it answers).
 _DERIVED = ("title", "remediation", "waived", "waiver", "baselined")
-_STORED = ("pipeline", "rule", "severity", "message", "file", "line", "path", "source")
+_STORED: tuple[str, ...] = ("pipeline", "rule", "severity", "message", "file", "line", "path", "source")
 _STORED += ("evidence", "fingerprint", "value")
 if set(_STORED) | set(_DERIVED) != set(_FINDING_FIELDS) or set(_STORED) & set(_DERIVED):
     raise RuntimeError("Finding's fields changed: update the cache's _STORED (and FORMAT)")
