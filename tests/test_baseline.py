@@ -12,7 +12,7 @@ from tests.reporting import run_check
 
 from streamwarden.baseline import Baseline, apply_baseline, baseline_document, load_baseline
 from streamwarden.errors import InputError, UsageError
-from streamwarden.findings import Finding, exit_code
+from streamwarden.findings import Finding, exit_code, summarize
 
 # an existing repository: two findings (min_pause not below interval; file:// checkpoints)
 LEGACY = CLEAN_CONTRACT.replace("min_pause: 30s", "min_pause: 60s").replace(
@@ -172,3 +172,29 @@ def test_a_baseline_that_only_the_pull_request_adds_applies_nothing(tmp_path: Pa
     result = run_check("--base", "main", "--baseline", "baseline.json", cwd=repo.path)
     assert result.exit_code == 1
     assert "2 baseline entries in baseline.json not on main are not applied" in result.stderr
+
+
+def test_the_summary_counts_each_finding_once() -> None:
+    """Waived first, then baselined, else by severity; a pipeline passes unless it has a counted
+    error or warning (an info, a waived or a baselined finding does not fail it)."""
+    def f(pipeline: str, severity: str, waived: bool = False, baselined: bool = False) -> Finding:
+        return Finding(pipeline, "R", severity, "", "", None, None, "", waived=waived, baselined=baselined)
+
+    findings = [
+        f("a", "error"),
+        f("a", "warning"),
+        f("b", "error", waived=True, baselined=True),
+        f("b", "warning", baselined=True),
+        f("c", "info"),
+        f("c", "error", waived=True),
+        f("d", "warning"),
+    ]
+    assert summarize(findings, ["a", "b", "c", "d", "e"]) == {
+        "pipelines": 5,
+        "errors": 1,
+        "warnings": 2,
+        "infos": 1,
+        "waived": 2,
+        "baselined": 1,
+        "passed": 3,
+    }

@@ -204,12 +204,24 @@ def to_finding(policy_set: PolicySet, package: str, rule_set: str, element: Any,
 
 
 def summarize(findings: list[Finding], pipelines: list[str]) -> dict[str, int]:
-    errors = sum(1 for f in findings if f.counts and f.severity == "error")
-    warnings = sum(1 for f in findings if f.counts and f.severity == "warning")
-    infos = sum(1 for f in findings if f.counts and f.severity == "info")
-    waived = sum(1 for f in findings if f.waived)
-    baselined = sum(1 for f in findings if f.baselined and not f.waived)
-    failing = {f.pipeline for f in findings if f.counts and f.severity in ("error", "warning")}
+    """The report's counts: a waived finding counts as waived only, a baselined one (not waived) as
+    baselined only; every other one by its severity. One pass (a warm pull request's report has
+    thousands of findings)."""
+    errors = warnings = infos = waived = baselined = 0
+    failing: set[str] = set()
+    for f in findings:
+        if f.waived:
+            waived += 1
+        elif f.baselined:
+            baselined += 1
+        elif f.severity == "error":
+            errors += 1
+            failing.add(f.pipeline)
+        elif f.severity == "warning":
+            warnings += 1
+            failing.add(f.pipeline)
+        elif f.severity == "info":
+            infos += 1
     return {
         "pipelines": len(pipelines),
         "errors": errors,
