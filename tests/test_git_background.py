@@ -107,3 +107,34 @@ def test_a_run_that_fails_during_discovery_leaves_no_git_running(tmp_path: Path)
     assert procs and all(p is not None and p.poll() is not None for p in procs)
     with pytest.raises(RuntimeError):
         pending.finish()
+
+
+def test_unchanged_answers_for_a_path_however_it_is_written(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """BaseSnapshot.unchanged: the file's path in the repository, as GitRepo.relpath finds it from
+    any spelling of the head file (absolute, relative to the working directory, through a symbolic
+    link to the repository), is a file the pull request leaves as it is; the changed file, an
+    added one and a file outside the repository are not."""
+    repo = _repo(tmp_path, 3)
+    repo.branch("feature")
+    team = "contracts/a-rather-long-team-directory-name-1"
+    changed = repo.path / team / "pipeline-0001/contract.yaml"
+    changed.write_text(changed.read_text().replace("min_pause: 30s", "min_pause: 20s"))
+    added = repo.write(f"{team}/pipeline-0009/contract.yaml", CLEAN_CONTRACT.replace("orders-enrichment", "p9"))
+    repo.commit("one change, one addition")
+    config = load_config(cwd=repo.path)
+    snapshot = load_base(GitRepo(repo.path), "main", config, [], reuse_unchanged=True)
+    same = repo.path / "contracts/a-rather-long-team-directory-name-0/pipeline-0000/contract.yaml"
+    link = tmp_path / "link"
+    link.symlink_to(repo.path)
+    monkeypatch.chdir(repo.path / "contracts")
+    spellings = {
+        same: True,
+        Path("a-rather-long-team-directory-name-0/pipeline-0000/contract.yaml"): True,
+        link / "contracts/a-rather-long-team-directory-name-0/pipeline-0000/contract.yaml": True,
+        changed: False,
+        link / team / "pipeline-0001/contract.yaml": False,
+        added: False,
+        tmp_path / "elsewhere.yaml": False,
+    }
+    for path, expected in spellings.items():
+        assert snapshot.unchanged(path) is expected, path

@@ -193,12 +193,13 @@ class GitRepo:
     def relpath(self, path: Path) -> str:
         from streamwarden.contracts.load import relative_posix, resolved
 
-        rel = relative_posix(resolved(path), self._top_resolved())
+        rel = relative_posix(resolved(path), self.top_resolved())
         if rel is None:
             raise ValueError(f"{path} is not inside the repository {self.top}")
         return rel
 
-    def _top_resolved(self) -> Path:
+    def top_resolved(self) -> Path:
+        """The work tree's top, symbolic links resolved (once)."""
         top = self.__dict__.get("_top_cache")
         if top is None:
             top = self.__dict__["_top_cache"] = self.top.resolve()

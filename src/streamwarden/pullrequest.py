@@ -17,7 +17,7 @@ from typing import Any
 
 from streamwarden import readahead
 from streamwarden.config import CONFIG_NAMES, Config, config_from_text
-from streamwarden.contracts.load import contract_from_document, display_path, display_path_str
+from streamwarden.contracts.load import contract_from_document, display_path, display_path_str, resolved
 from streamwarden.contracts.normalize import UnitError, lower_enums, normalize_contract
 from streamwarden.contracts.schemawalk import walker_for
 from streamwarden.engine.policyset import PolicyFile, builtin_policy_files, parse_policy
@@ -55,11 +55,20 @@ class BaseSnapshot:
     pathspecs: list[str] = field(default_factory=list)
     _log: list[tuple[str, list[tuple[str, str, str]]]] | None = None
     _blobs: dict[str, bytes | None] = field(default_factory=dict)
+    _same: frozenset[str] | None = None  # the unchanged files, as resolved absolute paths
 
     def unchanged(self, head_file: Path) -> bool:
-        """The head file holds the same bytes as the base at the same path (its meaning is the base's)."""
-        found = self.by_path.get(_relpath(self.repo, head_file) or "")
-        return found is not None and found.unchanged
+        """The head file holds the same bytes as the base at the same path (its meaning is the base's).
+        (Asked for every contract of a pull request: a set of the unchanged files' resolved paths,
+        made once, answers it; each one is the resolved top joined with the file's path in the
+        repository, the inverse of ``GitRepo.relpath``.)"""
+        same = self._same
+        if same is None:
+            top = os.fspath(self.repo.top_resolved())
+            same = self._same = frozenset(
+                os.path.join(top, *rel.split("/")) for rel, found in self.by_path.items() if found.unchanged
+            )
+        return os.fspath(resolved(head_file)) in same
 
     def document(self, name: str, head_file: Path, head: dict[str, Any] | None = None) -> dict[str, Any]:
         """``input.base`` for the head contract ``name`` (see docs/design-internal.md). An unchanged
