@@ -56,7 +56,7 @@ from typing import Any
 
 from streamwarden import __version__, readahead
 from streamwarden.findings import Finding, unwrap
-from streamwarden.yamlsafe import READ_FLAGS, read_bounded, read_to_end
+from streamwarden.yamlsafe import MAX_BYTES, READ_FLAGS, read_bounded, read_to_end
 
 FORMAT = "streamwarden-cache/3"  # 2: findings without their rule's title and remediation; 3: as arrays
 DEFAULT_DIR = ".streamwarden-cache"
@@ -402,6 +402,7 @@ class ResultCache:
         self.rule_text = rule_text
         self.stats = Stats()
         self._states: dict[str, str] = {}
+        self._prefetched: dict[str, str] = {}  # states hashed by a StatePrefetch child
         self._pack: dict[str, Any] = {}  # key -> entry (as JSON data) of the pack read by load_pack
         self._pack_path: Path | None = None
 
@@ -433,12 +434,20 @@ class ResultCache:
     def state(self, path: str) -> str:
         """A dependency's state, hashed once per run. A file the run has read already (discovery
         reads every YAML file it walks: streamwarden.readahead) is hashed from those bytes, not
-        read again; its state is the one :func:`file_state` gives: the bytes and the resolved path."""
+        read again; its state is the one :func:`file_state` gives: the bytes and the resolved path.
+        Else a :class:`StatePrefetch` child's answer, if it hashed the file, else the file now."""
         s = self._states.get(path)
         if s is None:
             raw = readahead.get(path)
-            s = self._states[path] = _sha(path, raw) if raw is not None else file_state(path)
+            s = self._states[path] = (
+                _sha(path, raw) if raw is not None else self._prefetched.get(path) or file_state(path)
+            )
         return s
+
+    def use_prefetched(self, states: dict[str, str]) -> None:
+        """States a :class:`StatePrefetch` child hashed while this run did other work. A file the
+        run has read (readahead) is still hashed from those bytes, which are the ones it parses."""
+        self._prefetched = states
 
     def deps_of(self, paths: Iterable[str]) -> list[tuple[str, str]]:
         return [(p, self.state(p)) for p in paths]
@@ -505,23 +514,11 @@ class ResultCache:
         Any pack is correct for any run (each entry is under its own key, and checked as an entry
         file is); the newest is the likeliest to hold this run's files: the same run again, or in
         a pull request the base branch's run."""
-        packs = self.directory / PACKS_DIR
-        try:
-            listed = [e for e in os.scandir(packs) if not e.name.startswith(".")]  # not a temporary file
-            found = [(e.stat(follow_symlinks=False).st_mtime, e.path) for e in listed]
-        except OSError:
-            return
-        for _, path in sorted(found, reverse=True)[:1]:
-            raw = _read_regular(Path(path), MAX_PACK_BYTES)
-            if raw is None:
-                return
-            try:
-                d = json.loads(raw)
-            except (ValueError, RecursionError):
-                return
-            if isinstance(d, dict) and d.get("format") == FORMAT and isinstance(d.get("entries"), dict):
-                self._pack = d["entries"]
-                self._pack_path = Path(path)
+        path = newest_pack(self.directory)
+        entries = _read_pack(path) if path is not None else None
+        if path is not None and entries is not None:
+            self._pack = entries
+            self._pack_path = path
 
     def store_pack(self, keys: list[str]) -> None:
         """After a run: its entries (``keys``, the files the cache may answer) in one pack, unless
@@ -564,6 +561,161 @@ class ResultCache:
         """Evict the least recently used entries beyond MAX_ENTRIES (only when this run wrote)."""
         if self.stats.written:
             evict(self.entries, MAX_ENTRIES)
+
+
+def newest_pack(directory: Path) -> Path | None:
+    """The most recently used pack of a cache directory, if any."""
+    try:
+        listed = [e for e in os.scandir(directory / PACKS_DIR) if not e.name.startswith(".")]  # not a temporary file
+        found = [(e.stat(follow_symlinks=False).st_mtime, e.path) for e in listed]
+    except OSError:
+        return None
+    return Path(max(found)[1]) if found else None
+
+
+def _read_pack(path: Path) -> dict[str, Any] | None:
+    """A pack's entries (key -> entry as JSON data, each checked when looked up), or None."""
+    raw = _read_regular(path, MAX_PACK_BYTES)
+    if raw is None:
+        return None
+    try:
+        d = json.loads(raw)
+    except (ValueError, RecursionError):
+        return None
+    entries = d.get("entries") if isinstance(d, dict) and d.get("format") == FORMAT else None
+    return entries if isinstance(entries, dict) else None
+
+
+PREFETCH_MIN = 200  # contracts: below it, a child process costs more than the hashing it takes over
+MAX_PREFETCH = 50_000  # dependencies a child hashes at most (a pack holds at most MAX_PACK_BYTES)
+PREFETCH_WAIT = 2.0  # seconds the run waits for the child's answer before hashing on its own
+_STATE_TEXT = re.compile(r"[0-9a-f]{64}|missing|other")
+
+
+class StatePrefetch:
+    """The states of the newest pack's dependencies, hashed in a forked child while the run does
+    other work (its base side, loading the pack).
+
+    A cache hit is checked against the state of every file its contract reads. A file discovery
+    read (a deployment file beside the contracts, found by a directory walk) is hashed from those
+    bytes; one it did not read (the configuration's globs name only the contracts, as in a pull
+    request) was opened, read and hashed by each lookup, one after another: half the time of a warm
+    pull request's lookups at 5,000 contracts, while the second core waited. The child hashes those
+    files as :func:`file_state` does, skipping the ones the run has read and any larger than a
+    contract may be; the run takes its answer when it looks its files up (``ResultCache
+    .use_prefetched``), and hashes on its own whatever the child did not answer: no answer within
+    ``PREFETCH_WAIT`` seconds, a child that failed, an answer that is not well formed.
+
+    A state is the file's bytes at the moment it is hashed, in the child as in the run: the run
+    reads a file it parses after its state was taken, so an edit in between is a miss next time,
+    never a stale hit."""
+
+    def __init__(self, pid: int, fd: int) -> None:
+        self._pid: int | None = pid
+        self._fd = fd
+
+    @classmethod
+    def start(cls, directory: Path) -> StatePrefetch | None:
+        """Fork the child (POSIX with two cores or more, and a pack to read); None otherwise."""
+        if not hasattr(os, "fork") or (os.cpu_count() or 1) < 2:
+            return None
+        pack = newest_pack(directory)
+        if pack is None:
+            return None
+        r, w = os.pipe()
+        try:
+            pid = os.fork()
+        except OSError:
+            os.close(r)
+            os.close(w)
+            return None
+        if pid == 0:  # the child: hash, answer, and leave without running the parent's exit code
+            code = 1
+            try:
+                os.close(r)
+                view = memoryview(json.dumps(_dependency_states(pack)).encode("utf-8"))
+                while view:
+                    view = view[os.write(w, view) :]
+                code = 0
+            finally:
+                os._exit(code)
+        os.close(w)
+        return cls(pid, r)
+
+    def take(self, wait: float = PREFETCH_WAIT) -> dict[str, str]:
+        """The child's states ({} when it has none to give); the child is gone afterwards."""
+        if self._pid is None:
+            return {}
+        import select
+
+        deadline = time.monotonic() + wait
+        chunks: list[bytes] = []
+        try:
+            while True:
+                left = deadline - time.monotonic()
+                if left <= 0 or not select.select([self._fd], [], [], left)[0]:
+                    return {}
+                chunk = os.read(self._fd, 1 << 16)
+                if not chunk:
+                    break
+                chunks.append(chunk)
+            if self._reap() != 0:
+                return {}
+            states = json.loads(b"".join(chunks))
+        except (OSError, ValueError, RecursionError):
+            return {}
+        finally:
+            self.cancel()
+        if not isinstance(states, dict) or not all(
+            type(k) is str and type(v) is str and _STATE_TEXT.fullmatch(v) for k, v in states.items()
+        ):
+            return {}
+        return states
+
+    def cancel(self) -> None:
+        """Stop the child if it still runs and release it (idempotent)."""
+        pid, self._pid = self._pid, None
+        if self._fd >= 0:
+            with contextlib.suppress(OSError):
+                os.close(self._fd)
+            self._fd = -1
+        if pid is not None:
+            with contextlib.suppress(OSError):
+                os.kill(pid, 9)
+            with contextlib.suppress(OSError):
+                os.waitpid(pid, 0)
+
+    def _reap(self) -> int:
+        pid, self._pid = self._pid, None
+        if pid is None:
+            return -1
+        _, status = os.waitpid(pid, 0)
+        return os.waitstatus_to_exitcode(status)
+
+
+def _dependency_states(pack: Path) -> dict[str, str]:
+    """In the child: ``file_state`` of each dependency the pack's entries name, but those the run
+    has read (readahead) and those larger than a contract may be (the run hashes them itself)."""
+    entries = _read_pack(pack) or {}
+    paths: dict[str, None] = {}
+    for entry in entries.values():
+        deps = entry.get("deps") if isinstance(entry, dict) else None
+        for pair in deps if isinstance(deps, list) else ():
+            if type(pair) is list and len(pair) == 2 and type(pair[0]) is str:
+                paths[pair[0]] = None
+        if len(paths) >= MAX_PREFETCH:
+            break
+    out: dict[str, str] = {}
+    for path in paths:
+        if readahead.get(path) is not None:
+            continue
+        try:
+            if os.stat(path).st_size > MAX_BYTES:
+                continue
+        except OSError:
+            pass  # file_state says what it is (missing, other)
+        out[path] = file_state(path)
+    return out
 
 
 def _read_regular(path: Path, limit: int) -> bytes | None:

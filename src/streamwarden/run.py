@@ -29,7 +29,7 @@ from streamwarden.yamlsafe import decode_utf8, read_text
 # imported where used: a run whose contracts are all cache hits forks no worker, reads no git
 # ref and gathers no fact (multiprocessing, git, pullrequest, facts.static)
 if TYPE_CHECKING:
-    from streamwarden.cache import Entry, ResultCache, Stats
+    from streamwarden.cache import Entry, ResultCache, StatePrefetch, Stats
     from streamwarden.engine.limits import Limits
     from streamwarden.engine.policyset import PolicyFile
     from streamwarden.pullrequest import BaseSnapshot, PendingBase, TrustedPolicies
@@ -187,6 +187,15 @@ def run_check(config: Config, options: RunOptions) -> RunResult:
     try:
         try:
             files, errors = discover_for_configs(options.paths, selecting, ctx.texts, others)
+            cache_dir = _cache_dir(options)
+            if cache_dir is not None and not others:
+                # discovery read no file beside the contracts (the globs name only contracts): the
+                # cache's lookups would hash each deployment file in turn; a child hashes them
+                # while this process finishes the base and loads the pack (cache.StatePrefetch)
+                from streamwarden.cache import PREFETCH_MIN, StatePrefetch
+
+                if len(files) >= PREFETCH_MIN:
+                    ctx.prefetch = StatePrefetch.start(cache_dir)
             if pending_base is not None:
                 ctx.base = pending_base.finish()  # (keeps the unchanged contracts' bytes it read)
         finally:
@@ -197,6 +206,8 @@ def run_check(config: Config, options: RunOptions) -> RunResult:
         return _run_discovered(ctx, options, files, errors, trusted)
     finally:
         readahead.forget()
+        if ctx.prefetch is not None:
+            ctx.prefetch.cancel()
 
 
 def _run_discovered(
@@ -213,12 +224,11 @@ def _run_discovered(
         # cannot point the check (and its credentials) at a host of its choosing
         ctx.env = (ctx.trusted_config or ctx.config).environment(options.environment)
     ctx.policy_set()
-    # the contract review (check --base --format markdown|github) keeps each input's contract and
-    # base: a contract the cache may answer in a pull request is one the pull request leaves as it
-    # is, whose review entry is empty with or without its input (diff.review)
-    review = options.review_inputs and options.base_ref is not None
-    if options.cache_dir is not None and ctx.env is None and (not options.keep_inputs or review):
-        ctx.cache = _open_cache(ctx, options.cache_dir)
+    cache_dir = _cache_dir(options)
+    if cache_dir is not None:
+        ctx.cache = _open_cache(ctx, cache_dir)
+    if ctx.cache is None and ctx.prefetch is not None:
+        ctx.prefetch.cancel()  # a directory the cache may not use (tracked by git): nothing to answer
     progress.set_total(len(files))
     order = {p: i for i, p in enumerate(files)}
     merged: list[_Checked] = []
@@ -301,6 +311,18 @@ def _run_discovered(
     )
 
 
+def _cache_dir(options: RunOptions) -> Path | None:
+    """The result cache's directory, when the run may answer from it. Never with live facts
+    (``--env``). A run that keeps its inputs is not cached, but the contract review (check --base
+    --format markdown|github): it keeps each input's contract and base, and a contract the cache
+    may answer in a pull request is one the pull request leaves as it is, whose review entry is
+    empty with or without its input (diff.review)."""
+    review = options.review_inputs and options.base_ref is not None
+    if options.environment or (options.keep_inputs and not review):
+        return None
+    return options.cache_dir
+
+
 def _hits_first(
     files: list[Path], ctx: _RunContext, out: list[_Checked], errors: list[StreamwardenError], answer: bool = True
 ) -> list[Path]:
@@ -311,6 +333,8 @@ def _hits_first(
 
     assert ctx.cache is not None
     ctx.cache.load_pack()
+    if ctx.prefetch is not None:
+        ctx.cache.use_prefetched(ctx.prefetch.take())
     keys: list[str] = []
     misses: list[Path] = []
     for f in files:
@@ -401,6 +425,7 @@ class _RunContext:
     texts: dict[Path, str] = field(default_factory=dict)  # contract texts discovery read, for the loader
     keep_inputs: bool = False  # keep every input document (set from the run's size and options)
     cache: ResultCache | None = None
+    prefetch: StatePrefetch | None = None  # the cache's dependency states, hashed by a child (run_check)
     looked_up: bool = False  # the cache was asked for every file already (_hits_first)
     run_keys: list[str] | None = None  # the cache keys of the files it may answer (for the run's pack)
 
