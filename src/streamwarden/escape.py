@@ -18,6 +18,8 @@ must never act as a command, markup or a terminal control where streamwarden pri
   :func:`mermaid_label` for every node and edge label; node ids are our own.
 - A GitHub annotation (``--format github``): :func:`annotation_data` / :func:`annotation_property`,
   the runner's own escapes for ``%``, ``\\r``, ``\\n`` (and ``:``, ``,`` in properties).
+- A file name, before any of these: :func:`shown_name` (valid Unicode, a byte that is not UTF-8
+  written as ``\\xNN``).
 """
 
 from __future__ import annotations
@@ -185,3 +187,22 @@ def mermaid_label(*lines: object) -> str:
 def _html_escape(s: str) -> str:
     """``html.escape(s, quote=False)``, without importing ``html`` (and its entity tables) in every run."""
     return s.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+
+
+def shown_name(name: str) -> str:
+    """A file name as shown to the user: valid Unicode. On POSIX a name's bytes that are not UTF-8
+    come from the OS as lone surrogates (``surrogateescape``: byte 0xff is ``"\\udcff"``), which
+    no JSON, SARIF or policy input may carry; each such byte is shown as ``\\xNN``. Only the shown
+    string changes: the file is read by its real path."""
+    if name.isascii():
+        return name
+    try:
+        name.encode("utf-8")
+    except UnicodeEncodeError:
+        pass
+    else:
+        return name
+    try:
+        return name.encode("utf-8", "surrogateescape").decode("utf-8", "backslashreplace")
+    except UnicodeEncodeError:  # a surrogate no OS name decodes to (a YAML "\ud800" escape)
+        return name.encode("utf-8", "backslashreplace").decode("utf-8")

@@ -18,6 +18,7 @@ from streamwarden.contracts.normalize import UnitError, lower_enums, normalize_c
 from streamwarden.contracts.schemawalk import walker_for
 from streamwarden.contracts.validate import fast_check_for, validate_document
 from streamwarden.errors import ContractErrors, InputError, StreamwardenError
+from streamwarden.escape import shown_name
 from streamwarden.resources import CONTRACT_SCHEMA, load_schema
 from streamwarden.yamlsafe import (
     YamlDocument,
@@ -78,25 +79,6 @@ def display_path_str(path: str, root: Path) -> str:
         return display_path(Path(path), root)
     inside = _relative_str(os.path.join(_resolved_dir(directory), name), str(_resolved_root(root)))
     return shown_name(path if inside is None else inside)
-
-
-def shown_name(name: str) -> str:
-    """A file name as shown to the user: valid Unicode. On POSIX a name's bytes that are not UTF-8
-    come from the OS as lone surrogates (``surrogateescape``: byte 0xff is ``"\\udcff"``), which
-    no JSON, SARIF or policy input may carry; each such byte is shown as ``\\xNN``. Only the shown
-    string changes: the file is read by its real path."""
-    if name.isascii():
-        return name
-    try:
-        name.encode("utf-8")
-    except UnicodeEncodeError:
-        pass
-    else:
-        return name
-    try:
-        return name.encode("utf-8", "surrogateescape").decode("utf-8", "backslashreplace")
-    except UnicodeEncodeError:  # a surrogate no OS name decodes to (a YAML "\ud800" escape)
-        return name.encode("utf-8", "backslashreplace").decode("utf-8")
 
 
 def relative_posix(path: Path, top: Path) -> str | None:

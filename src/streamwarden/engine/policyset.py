@@ -24,8 +24,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from streamwarden.contracts.load import shown_name
 from streamwarden.errors import InputError, PolicyError
+from streamwarden.escape import shown_name
 from streamwarden.resources import policies_dir
 from streamwarden.yamlsafe import parse_documents
 

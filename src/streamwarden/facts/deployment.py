@@ -56,8 +56,9 @@ from pathlib import Path
 from typing import Any
 
 from streamwarden import readahead
-from streamwarden.contracts.load import relative_posix, resolved, shown_name
+from streamwarden.contracts.load import relative_posix, resolved
 from streamwarden.errors import StreamwardenError
+from streamwarden.escape import shown_name
 from streamwarden.facts.source import GatherContext, available, not_configured, unavailable
 from streamwarden.flink.config import KeyStatus, explicit_defaults, lookup, matches_known
 from streamwarden.flink.deployment_files import (
