@@ -27,6 +27,12 @@ pytestmark = pytest.mark.skipif(
 )
 
 
+@pytest.fixture(autouse=True)
+def _small_packs_too(monkeypatch: pytest.MonkeyPatch) -> None:
+    """These repositories are small: a pack of a few entries starts a child here."""
+    monkeypatch.setattr(cache, "PREFETCH_MIN_PACK", 0)
+
+
 def _configured(tmp_path: Path, n: int = 3) -> Path:
     """A repository whose configuration names only the contracts: discovery reads no deployment file."""
     root = make_repo(tmp_path, n=n)
@@ -135,8 +141,11 @@ def test_a_child_that_fails_is_no_answer(tmp_path: Path, monkeypatch: pytest.Mon
     assert pid is not None and _gone(pid)
 
 
-def test_no_pack_no_child(tmp_path: Path) -> None:
+def test_no_pack_or_a_small_one_no_child(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     assert StatePrefetch.start(tmp_path / "no-cache-yet") is None
+    _, directory, _ = _filled(tmp_path)
+    monkeypatch.setattr(cache, "PREFETCH_MIN_PACK", 64 * 1024)  # the default: a pack of 200 entries or so
+    assert StatePrefetch.start(directory) is None
 
 
 # the real CLI with the child's threshold lowered to this small repository; counts the opens of
@@ -145,6 +154,7 @@ _RUN = """
 import json, os, sys
 import streamwarden.cache
 streamwarden.cache.PREFETCH_MIN = int(sys.argv[1])
+streamwarden.cache.PREFETCH_MIN_PACK = 0
 parent, opened = os.getpid(), []
 real_open = os.open
 def counting_open(path, *args, **kwargs):

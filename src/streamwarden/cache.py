@@ -587,6 +587,7 @@ def _read_pack(path: Path) -> dict[str, Any] | None:
 
 
 PREFETCH_MIN = 200  # contracts: below it, a child process costs more than the hashing it takes over
+PREFETCH_MIN_PACK = 64 * 1024  # bytes: a smaller pack holds fewer entries than that (about 350 B each)
 MAX_PREFETCH = 50_000  # dependencies a child hashes at most (a pack holds at most MAX_PACK_BYTES)
 PREFETCH_WAIT = 2.0  # seconds the run waits for the child's answer before hashing on its own
 _STATE_TEXT = re.compile(r"[0-9a-f]{64}|missing|other")
@@ -600,11 +601,13 @@ class StatePrefetch:
     read (a deployment file beside the contracts, found by a directory walk) is hashed from those
     bytes; one it did not read (the configuration's globs name only the contracts, as in a pull
     request) was opened, read and hashed by each lookup, one after another: half the time of a warm
-    pull request's lookups at 5,000 contracts, while the second core waited. The child hashes those
-    files as :func:`file_state` does, skipping the ones the run has read and any larger than a
-    contract may be; the run takes its answer when it looks its files up (``ResultCache
-    .use_prefetched``), and hashes on its own whatever the child did not answer: no answer within
-    ``PREFETCH_WAIT`` seconds, a child that failed, an answer that is not well formed.
+    pull request's lookups at 5,000 contracts, while the second core waited. The run starts the
+    child before discovery (run._start_prefetch) and cancels it when discovery finds fewer than
+    ``minimum`` contracts. The child hashes the files the newest pack's entries depend on as
+    :func:`file_state` does, skipping the ones the run has read and any larger than a contract may
+    be; the run takes its answer when it looks its files up (``ResultCache.use_prefetched``), and
+    hashes on its own whatever the child did not answer: no answer within ``PREFETCH_WAIT``
+    seconds, a child that failed, an answer that is not well formed.
 
     A state is the file's bytes at the moment it is hashed, in the child as in the run: the run
     reads a file it parses after its state was taken, so an edit in between is a miss next time,
@@ -613,14 +616,19 @@ class StatePrefetch:
     def __init__(self, pid: int, fd: int) -> None:
         self._pid: int | None = pid
         self._fd = fd
+        self.minimum = PREFETCH_MIN  # contracts: a run that finds fewer cancels the child
 
     @classmethod
     def start(cls, directory: Path) -> StatePrefetch | None:
-        """Fork the child (POSIX with two cores or more, and a pack to read); None otherwise."""
+        """Fork the child (POSIX with two cores or more, and a pack of ``PREFETCH_MIN_PACK`` bytes
+        or more to read); None otherwise."""
         if not hasattr(os, "fork") or (os.cpu_count() or 1) < 2:
             return None
         pack = newest_pack(directory)
-        if pack is None:
+        try:
+            if pack is None or os.stat(pack).st_size < PREFETCH_MIN_PACK:
+                return None
+        except OSError:
             return None
         r, w = os.pipe()
         try:

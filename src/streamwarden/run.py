@@ -185,17 +185,12 @@ def run_check(config: Config, options: RunOptions) -> RunResult:
     # kept for the run (readahead): the deployment gatherer and the result cache read each once
     others: dict[str, bytes] = {}
     try:
+        ctx.prefetch = _start_prefetch(options, selecting)
         try:
             files, errors = discover_for_configs(options.paths, selecting, ctx.texts, others)
-            cache_dir = _cache_dir(options)
-            if cache_dir is not None and not others:
-                # discovery read no file beside the contracts (the globs name only contracts): the
-                # cache's lookups would hash each deployment file in turn; a child hashes them
-                # while this process finishes the base and loads the pack (cache.StatePrefetch)
-                from streamwarden.cache import PREFETCH_MIN, StatePrefetch
-
-                if len(files) >= PREFETCH_MIN:
-                    ctx.prefetch = StatePrefetch.start(cache_dir)
+            if ctx.prefetch is not None and (others or len(files) < ctx.prefetch.minimum):
+                ctx.prefetch.cancel()  # few contracts, or their deployment files read already
+                ctx.prefetch = None
             if pending_base is not None:
                 ctx.base = pending_base.finish()  # (keeps the unchanged contracts' bytes it read)
         finally:
@@ -309,6 +304,18 @@ def _run_discovered(
         base=ctx.base,
         cache_stats=ctx.cache.stats if ctx.cache is not None else None,
     )
+
+
+def _start_prefetch(options: RunOptions, configs: Sequence[Config]) -> StatePrefetch | None:
+    """When the configurations' globs name only contracts, discovery reads no deployment file and
+    the cache's lookups would hash each one in turn: a child hashes them while this process
+    discovers the contracts and finishes the base (cache.StatePrefetch)."""
+    cache_dir = _cache_dir(options)
+    if cache_dir is None or options.paths or not all(c.contracts_set for c in configs):
+        return None
+    from streamwarden.cache import StatePrefetch
+
+    return StatePrefetch.start(cache_dir)
 
 
 def _cache_dir(options: RunOptions) -> Path | None:
