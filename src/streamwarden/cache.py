@@ -46,6 +46,7 @@ import hashlib
 import json
 import os
 import re
+import signal
 import stat
 import subprocess
 import time
@@ -595,7 +596,7 @@ _STATE_TEXT = re.compile(r"[0-9a-f]{64}|missing|other")
 
 class StatePrefetch:
     """The states of the newest pack's dependencies, hashed in a forked child while the run does
-    other work (its base side, loading the pack).
+    other work (discovery, a pull request's merge base, loading the pack).
 
     A cache hit is checked against the state of every file its contract reads. A file discovery
     read (a deployment file beside the contracts, found by a directory walk) is hashed from those
@@ -689,7 +690,7 @@ class StatePrefetch:
             self._fd = -1
         if pid is not None:
             with contextlib.suppress(OSError):
-                os.kill(pid, 9)
+                os.kill(pid, signal.SIGKILL)
             with contextlib.suppress(OSError):
                 os.waitpid(pid, 0)
 
