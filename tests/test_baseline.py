@@ -177,6 +177,7 @@ def test_a_baseline_that_only_the_pull_request_adds_applies_nothing(tmp_path: Pa
 def test_the_summary_counts_each_finding_once() -> None:
     """Waived first, then baselined, else by severity; a pipeline passes unless it has a counted
     error or warning (an info, a waived or a baselined finding does not fail it)."""
+
     def f(pipeline: str, severity: str, waived: bool = False, baselined: bool = False) -> Finding:
         return Finding(pipeline, "R", severity, "", "", None, None, "", waived=waived, baselined=baselined)
 
