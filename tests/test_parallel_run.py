@@ -106,3 +106,20 @@ def test_the_builtin_pack_alone_is_not_compiled_again_by_the_parent(tmp_path: Pa
     assert "workers running" not in proc.stderr, proc.stderr
     assert proc.returncode == 1, proc.stderr  # the min_pause findings, from the workers
     assert '"rule": "SW-CKPT-002"' in proc.stdout
+
+
+def test_chunks_shrink_towards_the_end_so_workers_finish_together() -> None:
+    from streamwarden.run import MIN_CHUNK, STATIC_CHUNK, _chunks
+
+    for n, workers in ((12, 2), (200, 2), (1000, 2), (5000, 4)):
+        files = [Path(f"c{i}.yaml") for i in range(n)]
+        chunks = _chunks(files, workers)
+        assert [f for c in chunks for f in c] == files  # every file once, in order
+        sizes = [len(c) for c in chunks]
+        assert sizes == sorted(sizes, reverse=True), sizes  # guided: never a larger chunk later
+        assert max(sizes) <= 2 * STATIC_CHUNK
+        assert all(s >= MIN_CHUNK for s in sizes[:-1]), sizes
+        if n >= 1000:
+            # the last chunk a worker takes is small: the others wait at most that long at the end
+            assert sizes[-workers:] == [MIN_CHUNK] * (workers - 1) + [sizes[-1]], sizes
+            assert sizes[0] > 4 * MIN_CHUNK  # and the first are large: few round trips

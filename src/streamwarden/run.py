@@ -138,6 +138,7 @@ def find_pipeline(config: Config, name: str, paths: Sequence[str] = ()) -> Contr
 
 PARALLEL_THRESHOLD = 200  # contracts; below it a second process costs more than it saves
 STATIC_CHUNK = 64  # contracts loaded, evaluated and dropped together: memory stays flat
+MIN_CHUNK = 8  # the smallest chunk a fork worker is handed
 LIVE_CHUNK = 256  # with --env: live facts are gathered concurrently for a chunk at a time
 
 
@@ -235,9 +236,7 @@ def _run_discovered(
     # live facts run in this process (a Spark session and REST clients do not survive a fork)
     workers = 1 if ctx.env is not None else _worker_count(len(files))
     if workers > 1:
-        # small chunks, so progress advances as results come back
-        size = max(10, len(files) // (workers * 8))
-        chunks = [files[i : i + size] for i in range(0, len(files), size)]
+        chunks = _chunks(files, workers)
         import multiprocessing
 
         mp = multiprocessing.get_context("fork")
@@ -524,6 +523,21 @@ def _repository_findings(
         out.extend(_evaluate(engine, policy_set, subject, doc, [REMOVAL_PACKAGE]))
     doc = inputdoc.repository(trusted.ref, trusted.commit, trusted.changes, ctx.now)
     out.extend(_evaluate(engine, policy_set, _Subject(REPOSITORY, "", {}), doc, [REPOSITORY_PACKAGE]))
+    return out
+
+
+def _chunks(files: list[Path], workers: int) -> list[list[Path]]:
+    """The files in chunks for ``workers`` processes, each chunk a share of what is left, so the
+    chunks shrink towards the end (guided scheduling): the workers finish within a few contracts
+    of each other, where equal chunks left one worker alone for up to a chunk's time at the end.
+    No chunk has fewer than ``MIN_CHUNK`` files (a chunk costs a round trip and a pickled result),
+    and none more than ``STATIC_CHUNK`` times 2, so progress advances as results come back."""
+    out: list[list[Path]] = []
+    start = 0
+    while start < len(files):
+        size = min(2 * STATIC_CHUNK, max(MIN_CHUNK, (len(files) - start) // (workers * 4)))
+        out.append(files[start : start + size])
+        start += size
     return out
 
 
