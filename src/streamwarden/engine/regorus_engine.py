@@ -47,6 +47,12 @@ _QUERY_FILE = "streamwarden-engine-query.rego"
 _UNDEFINED = '"<undefined>"'  # eval_rule_as_json of an undefined rule (the rule's value is an array)
 
 
+# json.dumps(ensure_ascii=False) without its check for circular references: an input document is
+# a tree the constructors of inputdoc.py build (its JSON Schema is checked in self-check mode),
+# and the check is a tenth of the encoding's cost
+_encode = json.JSONEncoder(ensure_ascii=False, check_circular=False).encode
+
+
 def _query(entrypoints: Sequence[tuple[str, str]]) -> str:
     return "[" + ", ".join(f"data.{p}.{s}" for p, s in entrypoints) + "]"
 
@@ -114,7 +120,7 @@ class RegorusEngine(Engine):
         # then fails to encode (in pyo3, or on the way to the sandbox child) instead of reaching
         # regorus as an escape it refuses with a RuntimeError. Never set_input (the object path):
         # it crashes the process on one.
-        text = json.dumps(input_doc, ensure_ascii=False)
+        text = _encode(input_doc)
         try:
             if self._guarded and (packages is None or any(p in self._custom for p in packages)):
                 return self._evaluate_guarded(input_doc, files, text, packages)
