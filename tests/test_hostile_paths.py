@@ -179,3 +179,38 @@ def test_a_control_character_in_a_deployment_path_is_a_clear_error(root: Path, e
     (root / "contracts/orders.yaml").write_text(text, encoding="utf-8")
     p = sw("check", "contracts/orders.yaml", cwd=root)
     _unusable(p, "contracts/orders.yaml:", "job.deployment[0]", "control character")
+
+
+# a name longer than a directory entry can be (255 bytes on Linux): the system refuses it with
+# ENAMETOOLONG, which is neither "missing" nor a file to read
+LONG = "d" * 300
+
+
+@pytest.mark.parametrize("cache", [False, True])
+def test_a_deployment_entry_the_system_refuses_is_sw_fact_001_not_a_crash(root: Path, cache: bool) -> None:
+    text = CLEAN_CONTRACT.replace("job:\n", f'job:\n  deployment: ["{LONG}/flink.yaml"]\n', 1)
+    (root / "contracts/orders.yaml").write_text(text, encoding="utf-8")
+    args = ("--cache", str(root / ".cache")) if cache else ("--no-cache",)
+    for _ in range(2 if cache else 1):  # with a cache, the second run's lookup hashes the entry too
+        p = sw("check", "contracts/orders.yaml", "--format", "json", *args, cwd=root)
+        assert p.code == 1, p  # fails closed: the pipeline's deployment facts are unavailable
+        assert "internal error" not in p.output, p
+        facts = [f for f in p.json()["findings"] if f["rule"] == "SW-FACT-001"]
+        assert [f["path"] for f in facts] == ["job.deployment[0]"], p
+        assert "File name too long" in facts[0]["message"]
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ("check", "{long}"),
+        ("validate", "{long}/contract.yaml"),
+        ("check", "contracts", "--config", "{long}/streamwarden.yaml"),
+        ("check", "contracts", "--policy", "{long}"),
+        ("savepoint", "inspect", "{long}/_metadata"),
+        ("policy", "test", "{long}"),
+    ],
+)
+def test_a_path_argument_the_system_refuses_is_a_clear_error(root: Path, args: tuple[str, ...]) -> None:
+    p = sw(*(a.format(long=LONG) for a in args), cwd=root)
+    _unusable(p, f"{LONG}", "cannot use this path: File name too long", "hint: check the path")

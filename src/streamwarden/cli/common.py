@@ -16,7 +16,7 @@ import click
 
 from streamwarden.config import Config, load_config
 from streamwarden.errors import StreamwardenError, UsageError
-from streamwarden.escape import log_text
+from streamwarden.escape import log_text, shown_name
 
 # kept in step with streamwarden.report.FORMATS and streamwarden.engine.ENGINES (cheap to import here)
 REPORT_FORMATS = ("text", "json", "sarif", "junit", "github", "markdown")
@@ -44,6 +44,11 @@ def handle_errors(fn: F) -> F:
             sys.exit(2)
         except (click.exceptions.Exit, click.ClickException, SystemExit, KeyboardInterrupt):
             raise
+        except OSError as exc:  # the system refused a path the user gave (too long, no permission)
+            if os.environ.get("STREAMWARDEN_DEBUG"):
+                raise
+            fail(system_error(exc).render())
+            sys.exit(2)
         except Exception as exc:  # a bug: say so plainly, never a traceback
             fail(
                 f"internal error: {type(exc).__name__}: {exc} "
@@ -54,6 +59,20 @@ def handle_errors(fn: F) -> F:
             sys.exit(2)
 
     return wrapper  # type: ignore[return-value]
+
+
+def system_error(exc: OSError) -> StreamwardenError:
+    """An operating-system error as the user's to fix: the path it names (escaped: a name may be
+    any bytes) and the system's reason. Reading a file the user named, creating a directory, writing
+    an output: what fails there is the path, its permissions or the disk, not streamwarden."""
+    name = exc.filename
+    shown = shown_name(os.fsdecode(name)) if isinstance(name, (str, bytes)) else None
+    reason = exc.strerror or str(exc)
+    return StreamwardenError(
+        f"cannot use this path: {reason}" if shown else f"the operating system refused: {reason}",
+        file=shown,
+        hint="check the path (its length, that it exists, its permissions) and the disk, then run again",
+    )
 
 
 def parse_now(value: str | None) -> int | None:

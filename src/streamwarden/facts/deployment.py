@@ -86,13 +86,14 @@ _YAML_SUFFIXES = (".yaml", ".yml")
 _ABSENT = (errno.ENOENT, errno.ENOTDIR, errno.EBADF, errno.ELOOP)
 
 
-def _stat(path: Path) -> os.stat_result | None:
-    """``os.stat``, or None where ``Path.exists()`` is False (other errors raise, as there)."""
+def _stat(path: Path) -> os.stat_result | OSError | None:
+    """``os.stat``; None where ``Path.exists()`` is False; the error where the system refuses the
+    name otherwise (a name too long, a directory without permission): that file cannot be read."""
     try:
         return os.stat(path)
     except OSError as exc:
         if exc.errno not in _ABSENT:
-            raise
+            return exc
         return None
     except ValueError:  # an embedded NUL, as Path.exists()
         return None
@@ -183,6 +184,9 @@ class DeploymentGatherer:
             st = _stat(target)  # one stat: Path.exists and Path.is_file, and the cache's signature
             if st is None:  # a broken symlink too
                 missing.append({"index": index, "entry": entry, "file": display})
+                continue
+            if isinstance(st, OSError):
+                cannot(display, f"{display}: cannot read: {st.strerror or st}")
                 continue
             if not stat.S_ISREG(st.st_mode):
                 cannot(display, f"{display} is not a regular file (a directory or a device); name a file")
