@@ -349,3 +349,30 @@ def test_now_constant_matches_the_shared_now() -> None:
     from streamwarden.cli.common import parse_now
 
     assert parse_now(NOW) == NOW_MS
+
+
+def test_a_lone_surrogate_is_refused_as_the_embedded_engine_refuses_it(shared_opa: FakeOpa) -> None:
+    # An OPA server would read "\udc80" (JSON's escape of a lone surrogate) as U+FFFD and evaluate
+    # an altered text; the embedded engine refuses it. Both engines give the same InputError, and
+    # the document never reaches the server.
+    from streamwarden.engine.regorus_engine import RegorusEngine
+    from streamwarden.errors import InputError
+
+    doc = {
+        "contract": {"metadata": {"name": "orders-enrichment"}},
+        "base": None,
+        "facts": {"flink": {"configured": True, "available": False, "error": "refused by \udc80server"}},
+        "now_ms": 0,
+        "environment": None,
+        "mode": "check",
+    }
+    ps = load_policy_set()
+    engine = OpaServerEngine(ps, shared_opa.url)
+    shared_opa.requests.clear()
+    with pytest.raises(InputError) as opa:
+        engine.evaluate(doc)
+    assert [r for r in shared_opa.requests if r[0] == "POST"] == []
+    with pytest.raises(InputError) as regorus:
+        RegorusEngine(ps).evaluate(doc)
+    assert opa.value.to_dict() == regorus.value.to_dict()
+    assert "not valid Unicode (at input.facts.flink.error)" in opa.value.message

@@ -6,6 +6,8 @@ from abc import ABC, abstractmethod
 from collections.abc import Sequence
 from typing import Any
 
+from streamwarden.errors import InputError
+
 # (package, rule set) -> the elements the set produced
 RawResults = dict[tuple[str, str], list[Any]]
 
@@ -26,3 +28,53 @@ def as_list(value: Any) -> list[Any]:
     if value is None:
         return []
     return [value]
+
+
+def subject(input_doc: dict[str, Any]) -> str:
+    """The pipeline an input document is about, for a message."""
+    for doc in (input_doc.get("contract"), (input_doc.get("base") or {}).get("contract")):
+        name = ((doc or {}).get("metadata") or {}).get("name") if isinstance(doc, dict) else None
+        if isinstance(name, str) and name:
+            return f"pipeline {name!r}"
+    return "the repository-level policies" if "repository" in input_doc else "the input"
+
+
+def not_unicode(input_doc: dict[str, Any]) -> InputError:
+    """A document with a string that is not valid Unicode: no engine can be given it (regorus
+    refuses it; an OPA server would read it with U+FFFD in its place). Every engine says this."""
+    where = _surrogate_path(input_doc, "input")
+    at = f" (at {where})" if where else ""
+    return InputError(
+        f"{subject(input_doc)} has text that is not valid Unicode{at}: a lone surrogate, e.g. from a "
+        "server's answer (a \\udcXX escape) or a name whose bytes are not UTF-8; it cannot be evaluated",
+        hint="fix the text at its source (the server, the file or directory name), or check the pipeline "
+        "without that source; names on disk are best renamed to UTF-8",
+    )
+
+
+def _surrogate_path(value: Any, path: str) -> str | None:
+    """Where the first string with a lone surrogate is (a key or a value), for the message."""
+    if isinstance(value, str):
+        return None if _encodes(value) else path
+    if isinstance(value, dict):
+        for k, v in value.items():
+            key = str(k)
+            if not _encodes(key):
+                return f"{path}.{key!a}"
+            found = _surrogate_path(v, f"{path}.{key}")
+            if found:
+                return found
+    elif isinstance(value, (list, tuple)):
+        for i, v in enumerate(value):
+            found = _surrogate_path(v, f"{path}[{i}]")
+            if found:
+                return found
+    return None
+
+
+def _encodes(text: str) -> bool:
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True

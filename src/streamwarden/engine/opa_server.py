@@ -18,13 +18,14 @@ The server is meant to be dedicated to streamwarden (a sidecar or a CI service):
 
 from __future__ import annotations
 
+import json
 import os
 import re
 from collections.abc import Sequence
 from typing import Any
 from urllib.parse import urlsplit
 
-from streamwarden.engine.interface import Engine, RawResults, as_list
+from streamwarden.engine.interface import Engine, RawResults, as_list, not_unicode
 from streamwarden.engine.policyset import PolicySet
 from streamwarden.errors import PolicyError, UsageError
 
@@ -221,6 +222,10 @@ class OpaServerEngine(Engine):
         return False, None
 
     def evaluate(self, input_doc: dict[str, Any], packages: Sequence[str] | None = None) -> RawResults:
+        try:  # as the embedded engine: a lone surrogate is refused, not read as U+FFFD by the server
+            json.dumps(input_doc, ensure_ascii=False).encode("utf-8")
+        except UnicodeEncodeError:
+            raise not_unicode(input_doc) from None
         if packages is not None:  # a few packages (e.g. the repository-level one): one query each
             return self._one_by_one(input_doc, [e for e in self._entrypoints if e[0] in packages])
         if not self._entrypoints:

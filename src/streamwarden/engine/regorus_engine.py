@@ -9,7 +9,7 @@ from typing import Any
 
 from streamwarden import selfcheck
 from streamwarden.engine import sandbox
-from streamwarden.engine.interface import Engine, RawResults, as_list
+from streamwarden.engine.interface import Engine, RawResults, as_list, not_unicode, subject
 from streamwarden.engine.limits import HINT, Limits
 from streamwarden.engine.policyset import PolicyFile, PolicySet, entrypoints_of
 from streamwarden.engine.rego import clean_error, new_engine
@@ -126,11 +126,11 @@ class RegorusEngine(Engine):
                 return self._evaluate_guarded(input_doc, files, text, packages)
             return self._evaluate_files(files, text, packages)
         except UnicodeEncodeError:
-            raise _not_unicode(input_doc) from None
+            raise not_unicode(input_doc) from None
         except RuntimeError as exc:
             if "surrogate" not in str(exc):
                 raise
-            raise _not_unicode(input_doc) from None
+            raise not_unicode(input_doc) from None
 
     def _evaluate_files(self, files: list[PolicyFile], text: str, packages: Sequence[str] | None) -> RawResults:
         compiled = self._variant(files)
@@ -177,14 +177,14 @@ class RegorusEngine(Engine):
     def _failure(self, failure: sandbox.SandboxFailure, mark: int, input_doc: dict[str, Any]) -> PolicyError:
         """Name the custom package the child was evaluating; when it was not in one (the built-in
         query, which may reach a custom rule through ``data``), every custom file loaded."""
-        subject = _subject(input_doc)
+        who = subject(input_doc)
         if 0 < mark <= len(self._custom):
             package = self._custom[mark - 1]
             files = self.policy_set.package_files(package)
-            where = f"{subject} (package {package})"
+            where = f"{who} (package {package})"
         else:
             files = sorted({f.display for f in self._runtime if not f.builtin})
-            where = f"{subject} (custom policies loaded: {', '.join(files)})"
+            where = f"{who} (custom policies loaded: {', '.join(files)})"
         if failure.kind == "time":
             message = f"policy exceeded the time limit ({self.limits.shown_timeout()}) evaluating {where}"
         elif failure.kind == "memory":
@@ -253,55 +253,6 @@ class RegorusEngine(Engine):
             results = raw.get("result") or []
             out[(p, s)] = as_list(results[0]["expressions"][0]["value"]) if results else []
         return out
-
-
-def _subject(input_doc: dict[str, Any]) -> str:
-    """The pipeline an input document is about, for a message."""
-    for doc in (input_doc.get("contract"), (input_doc.get("base") or {}).get("contract")):
-        name = ((doc or {}).get("metadata") or {}).get("name") if isinstance(doc, dict) else None
-        if isinstance(name, str) and name:
-            return f"pipeline {name!r}"
-    return "the repository-level policies" if "repository" in input_doc else "the input"
-
-
-def _not_unicode(input_doc: dict[str, Any]) -> InputError:
-    """A document with a string that is not valid Unicode: no engine can be given it."""
-    where = _surrogate_path(input_doc, "input")
-    at = f" (at {where})" if where else ""
-    return InputError(
-        f"{_subject(input_doc)} has text that is not valid Unicode{at}: a lone surrogate, e.g. from a "
-        "server's answer (a \\udcXX escape) or a name whose bytes are not UTF-8; it cannot be evaluated",
-        hint="fix the text at its source (the server, the file or directory name), or check the pipeline "
-        "without that source; names on disk are best renamed to UTF-8",
-    )
-
-
-def _surrogate_path(value: Any, path: str) -> str | None:
-    """Where the first string with a lone surrogate is (a key or a value), for the message."""
-    if isinstance(value, str):
-        return None if _encodes(value) else path
-    if isinstance(value, dict):
-        for k, v in value.items():
-            key = str(k)
-            if not _encodes(key):
-                return f"{path}.{key!a}"
-            found = _surrogate_path(v, f"{path}.{key}")
-            if found:
-                return found
-    elif isinstance(value, (list, tuple)):
-        for i, v in enumerate(value):
-            found = _surrogate_path(v, f"{path}[{i}]")
-            if found:
-                return found
-    return None
-
-
-def _encodes(text: str) -> bool:
-    try:
-        text.encode("utf-8")
-    except UnicodeEncodeError:
-        return False
-    return True
 
 
 def _remote(info: dict[str, Any]) -> Exception:
