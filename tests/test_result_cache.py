@@ -310,6 +310,33 @@ def test_a_committed_cache_directory_is_not_used(tmp_path: Path) -> None:
     p = check(repo.path)
     assert stats(p) is None
     assert findings(p)
+    # -v says why the cache was not used
+    assert "note: the result cache .streamwarden-cache is not used: git tracks files in it" in p.stderr, p
+
+
+def test_a_cache_asked_for_that_cannot_be_used_is_a_note_and_changes_nothing(tmp_path: Path) -> None:
+    root = make_repo(tmp_path, n=1)
+    (root / "in-the-way").write_text("a file, not a directory\n", encoding="utf-8")
+    plain = sw("check", "--format", "json", "--now", NOW, "--no-cache", cwd=root)
+    for args, env, why in (
+        (("--cache", "in-the-way"), None, "a file of that name is in the way"),
+        ((), {"STREAMWARDEN_CACHE": "in-the-way/sub"}, "it cannot be created or written (Not a directory)"),
+    ):
+        p = sw("check", "--format", "json", "--now", NOW, *args, cwd=root, env=env)
+        assert (p.code, p.stdout) == (plain.code, plain.stdout), p  # the same check, without the cache
+        cache = "in-the-way/sub" if env else "in-the-way"
+        assert f"streamwarden: note: the result cache {cache} is not used: {why}; the check ran without it" in (
+            p.stderr
+        ), p
+
+
+def test_the_default_cache_directory_that_cannot_be_used_is_silent_without_v(tmp_path: Path) -> None:
+    root = make_repo(tmp_path, n=1)
+    (root / ".streamwarden-cache").write_text("in the way\n", encoding="utf-8")  # a read-only checkout, say
+    p = sw("check", "--format", "json", "--now", NOW, cwd=root)
+    assert p.code in (0, 1) and p.stderr == "", p  # the cache is an optimisation: no noise on every run
+    p = check(root)  # -v
+    assert "note: the result cache .streamwarden-cache is not used: a file of that name is in the way" in p.stderr
 
 
 def test_live_runs_bypass_the_cache(tmp_path: Path) -> None:

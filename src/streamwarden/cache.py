@@ -410,13 +410,14 @@ class ResultCache:
     # -- opening --------------------------------------------------------------------------------
 
     @staticmethod
-    def usable(directory: Path, root: Path) -> bool:
-        """The directory can be created and holds nothing git tracks (a commit cannot plant
-        entries; restoring it with actions/cache leaves its files untracked)."""
+    def unusable(directory: Path, root: Path) -> str | None:
+        """Why the directory cannot hold the cache, or None when it can: it can be created and
+        holds nothing git tracks (a commit cannot plant entries; restoring it with actions/cache
+        leaves its files untracked)."""
         try:
             directory.mkdir(parents=True, exist_ok=True)
             if not directory.is_dir():
-                return False
+                return "it is not a directory"
             marker = directory / ".gitignore"
             if not marker.exists():
                 _write_atomic(marker, "# created by streamwarden: a result cache, never committed\n*\n")
@@ -426,9 +427,13 @@ class ResultCache:
                     tag,
                     "Signature: 8a477f597d28d172789f06886806bc55\n# streamwarden result cache (check --cache)\n",
                 )
-        except OSError:
-            return False
-        return not _tracked(directory, root)
+        except FileExistsError:
+            return "a file of that name is in the way"
+        except OSError as exc:
+            return f"it cannot be created or written ({exc.strerror or exc})"
+        if _tracked(directory, root):
+            return "git tracks files in it, and a commit must not be able to plant results; use a directory git ignores"
+        return None
 
     # -- dependencies ---------------------------------------------------------------------------
 

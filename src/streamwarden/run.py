@@ -22,6 +22,7 @@ from streamwarden.contracts.load import (
 )
 from streamwarden.engine import Engine, PolicySet, load_policy_set, make_engine
 from streamwarden.errors import ContractErrors, InputError, StreamwardenError, UsageError
+from streamwarden.escape import shown_name
 from streamwarden.findings import Finding, to_finding
 from streamwarden.waivers import apply_waivers
 from streamwarden.yamlsafe import decode_utf8, read_text
@@ -69,6 +70,7 @@ class RunResult:
     fail_on: str | None = None  # from the trusted ref's streamwarden.yaml, with --base
     base: BaseSnapshot | None = None
     cache_stats: Stats | None = None  # with a result cache: hits and misses
+    cache_off: str | None = None  # why the result cache asked for could not be used
 
     @property
     def names(self) -> list[str]:
@@ -302,6 +304,7 @@ def _run_discovered(
         fail_on=trusted.config.fail_on if trusted and trusted.config else None,
         base=ctx.base,
         cache_stats=ctx.cache.stats if ctx.cache is not None else None,
+        cache_off=ctx.cache_off,
     )
 
 
@@ -389,7 +392,13 @@ def _freeze_heap() -> None:
 def _open_cache(ctx: _RunContext, directory: Path) -> ResultCache | None:
     from streamwarden.cache import ResultCache, make_context
 
-    if not ResultCache.usable(directory, ctx.config.root):
+    why = ResultCache.unusable(directory, ctx.config.root)
+    if why is not None:
+        try:  # the default, in the repository root, as the user knows it
+            where = directory.relative_to(ctx.config.root).as_posix()
+        except ValueError:
+            where = os.fspath(directory)
+        ctx.cache_off = f"the result cache {shown_name(where)} is not used: {why}"
         return None
     context = make_context(
         policy_files=ctx.policy_set().files,
@@ -432,6 +441,7 @@ class _RunContext:
     keep_inputs: bool = False  # keep every input document (set from the run's size and options)
     cache: ResultCache | None = None
     prefetch: StatePrefetch | None = None  # the cache's dependency states, hashed by a child (run_check)
+    cache_off: str | None = None  # why the result cache's directory could not be used (_open_cache)
     looked_up: bool = False  # the cache was asked for every file already (_hits_first)
     run_keys: list[str] | None = None  # the cache keys of the files it may answer (for the run's pack)
 

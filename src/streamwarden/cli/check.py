@@ -182,6 +182,8 @@ def check(
     if (since_snapshot is not None or state_file) and not environment:
         raise UsageError("--since-snapshot and --state-file need --env (they are about live data facts)")
     result = _run_check(config, options, opa_url=opa_url, verbose=verbose)
+    if result.cache_off and (cache_dir or verbose):  # a cache asked for (--cache, STREAMWARDEN_CACHE) that is off
+        fail(f"note: {result.cache_off}; the check ran without it")
     removed = result.base is not None and bool(result.base.removed(set()))
     if not result.pipelines and not result.errors and not removed:
         raise UsageError(
