@@ -222,10 +222,8 @@ class OpaServerEngine(Engine):
         return False, None
 
     def evaluate(self, input_doc: dict[str, Any], packages: Sequence[str] | None = None) -> RawResults:
-        try:  # as the embedded engine: a lone surrogate is refused, not read as U+FFFD by the server
-            json.dumps(input_doc, ensure_ascii=False).encode("utf-8")
-        except UnicodeEncodeError:
-            raise not_unicode(input_doc) from None
+        if not _encodes(input_doc):  # as the embedded engine: refused, not read as U+FFFD by the server
+            raise not_unicode(input_doc)
         if packages is not None:  # a few packages (e.g. the repository-level one): one query each
             return self._one_by_one(input_doc, [e for e in self._entrypoints if e[0] in packages])
         if not self._entrypoints:
@@ -242,3 +240,12 @@ class OpaServerEngine(Engine):
             ok, value = self._query(input_doc, package, rule_set)
             out[(package, rule_set)] = as_list(value) if ok else []
         return out
+
+
+def _encodes(input_doc: dict[str, Any]) -> bool:
+    """Whether the document is valid Unicode throughout (no lone surrogate)."""
+    try:
+        json.dumps(input_doc, ensure_ascii=False).encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True

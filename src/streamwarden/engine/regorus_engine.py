@@ -126,11 +126,13 @@ class RegorusEngine(Engine):
                 return self._evaluate_guarded(input_doc, files, text, packages)
             return self._evaluate_files(files, text, packages)
         except UnicodeEncodeError:
-            raise not_unicode(input_doc) from None
+            pass
         except RuntimeError as exc:
             if "surrogate" not in str(exc):
                 raise
-            raise not_unicode(input_doc) from None
+        # raised here, not in the handler: no context exception whose frames (this engine's
+        # among them) would keep the error and the engine in a reference cycle
+        raise not_unicode(input_doc)
 
     def _evaluate_files(self, files: list[PolicyFile], text: str, packages: Sequence[str] | None) -> RawResults:
         compiled = self._variant(files)
