@@ -348,12 +348,11 @@ def module_package(source: str, display: str) -> tuple[str, int]:
     return info.package, info.line
 
 
-def analyze_module(source: str, display: str) -> ModuleInfo:
-    """A custom module as the Rego parser reads it, whatever its indentation, comments or raw
-    strings say: a throwaway regorus engine parses it. Its package (a dotted list of names), the
-    deny/warn/info sets and test_* rules its rule heads define, and no call of a forbidden
-    built-in (``FORBIDDEN_CALLS``, ``FORBIDDEN_NAMESPACES``). Each problem is a PolicyError with
-    the file and line; a syntax tree this code cannot read is one too (never a rule left out)."""
+def _parse_module(source: str, display: str) -> tuple[str, str] | PolicyError:
+    """(the package the engine declares, the syntax tree as JSON) from a throwaway regorus engine,
+    or the error, as data: an exception raised while the engine is alive would hold it in its
+    traceback (a kept error then keeps it, in a cycle the collector may free on another thread,
+    which a regorus engine does not allow)."""
     from streamwarden.engine.rego import clean_error, new_engine
 
     engine = new_engine()
@@ -361,9 +360,25 @@ def analyze_module(source: str, display: str) -> ModuleInfo:
         declared = str(engine.add_policy(display, source))
     except RuntimeError as exc:
         message, _, line = clean_error(exc)
-        raise PolicyError(f"policy does not compile: {message}", file=display, line=line) from None
+        return PolicyError(f"policy does not compile: {message}", file=display, line=line)
     try:
-        module = json.loads(engine.get_ast_as_json())[0]["ast"]
+        return declared, str(engine.get_ast_as_json())
+    except RuntimeError:
+        return declared, ""  # analyze_module says it cannot read the parsed module
+
+
+def analyze_module(source: str, display: str) -> ModuleInfo:
+    """A custom module as the Rego parser reads it, whatever its indentation, comments or raw
+    strings say: a throwaway regorus engine parses it. Its package (a dotted list of names), the
+    deny/warn/info sets and test_* rules its rule heads define, and no call of a forbidden
+    built-in (``FORBIDDEN_CALLS``, ``FORBIDDEN_NAMESPACES``). Each problem is a PolicyError with
+    the file and line; a syntax tree this code cannot read is one too (never a rule left out)."""
+    parsed = _parse_module(source, display)
+    if isinstance(parsed, PolicyError):
+        raise parsed
+    declared, ast = parsed
+    try:
+        module = json.loads(ast)[0]["ast"]
         node = module["package"]
         line = int(node["span"]["line"])
         segments = _ref_names(node["refr"])
