@@ -5,11 +5,13 @@ hashing gives the same ids, and the gate's SW-STATE-009 names the operator Flink
 from __future__ import annotations
 
 import json
+import shutil
 import time
 import urllib.request
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
+from urllib.parse import urlsplit
 
 import pytest
 
@@ -24,9 +26,6 @@ UIDS = ("orders-source", "to-pair", "orders-dedup", "orders-sink")
 SETTINGS = {
     "execution.checkpointing.interval": "2s",
     "execution.checkpointing.externalized-checkpoint-retention": "RETAIN_ON_CANCELLATION",
-    # the job runs on while the module reads its checkpoint: with Flink's default of 1 retained,
-    # the next checkpoint (2 s later) would delete the one the tests read
-    "execution.checkpointing.num-retained": "1000",
 }
 CONTRACT = """\
 apiVersion: streamwarden/v1
@@ -85,6 +84,22 @@ def trigger_savepoint(cluster: Any, jid: str, target: Path, fmt: str) -> str:
     raise AssertionError(f"savepoint of {jid} did not complete")
 
 
+def _retained_copy(cluster: Any, jid: str, into: Path) -> tuple[dict[str, Any], str]:
+    """The job's latest completed checkpoint, copied as Flink wrote it (chk-N/ with its _metadata),
+    and the history that names it. The job runs on: its next checkpoint (2 s later) deletes this
+    one (the JobManager retains 1), so the tests read the copy, never a directory that may vanish."""
+    for _ in range(20):
+        history = cluster.get(f"/jobs/{jid}/checkpoints")
+        source = Path(urlsplit(history["latest"]["completed"]["external_path"]).path)
+        try:
+            shutil.copytree(source, into / source.name)
+        except (FileNotFoundError, shutil.Error):  # subsumed while copied: take the next one
+            shutil.rmtree(into / source.name, ignore_errors=True)
+            continue
+        return history, (into / source.name).as_uri()
+    raise AssertionError(f"no checkpoint of {jid} could be copied before the next one replaced it")
+
+
 @pytest.fixture(scope="module")
 def taken(cluster: Any, tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
     jid = cluster.submit("keyed_uids.py", "--name", "sw-savepoints", dynamic=SETTINGS)
@@ -93,8 +108,7 @@ def taken(cluster: Any, tmp_path_factory: pytest.TempPathFactory) -> dict[str, A
     out: dict[str, Any] = {"jid": jid, "job": job, "plan": cluster.get(f"/jobs/{jid}/plan")}
     out["canonical"] = trigger_savepoint(cluster, jid, target, "CANONICAL")
     out["native"] = trigger_savepoint(cluster, jid, target, "NATIVE")
-    out["history"] = cluster.get(f"/jobs/{jid}/checkpoints")  # one answer: the latest and its history agree
-    out["checkpoint"] = out["history"]["latest"]["completed"]["external_path"]
+    out["history"], out["checkpoint"] = _retained_copy(cluster, jid, tmp_path_factory.mktemp("retained"))
     return out
 
 
