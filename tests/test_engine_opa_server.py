@@ -384,3 +384,21 @@ def test_a_lone_surrogate_is_refused_as_the_embedded_engine_refuses_it(shared_op
     assert [r for r in shared_opa.requests if r[0] == "POST"] == []
     assert opa == refusal(RegorusEngine(ps))
     assert "not valid Unicode (at input.facts.flink.error)" in str(opa["message"])
+
+
+def test_check_engine_opa_refuses_a_servers_lone_surrogate_as_regorus_does(shared_opa: FakeOpa, tmp_path: Path) -> None:
+    # a Flink REST answer with JSON's escape of a lone surrogate in a vertex name, through the CLI
+    from tests.fake_flink import JID, fake_flink, job
+    from tests.test_hostile_servers import project, run
+
+    with fake_flink() as fake:
+        details = job()
+        details["vertices"][0]["name"] = "Source: \udc80kafka"
+        fake.routes[f"/jobs/{JID}"] = (200, details)
+        cwd = project(tmp_path, fake)
+        regorus = run("check", "--env", "prod", "--format", "json", cwd=cwd)
+        opa = run("check", "--env", "prod", "--format", "json", "--engine", "opa", "--opa-url", shared_opa.url, cwd=cwd)
+    assert regorus.code == opa.code == 2, (regorus, opa)
+    assert "pipeline 'orders' has text that is not valid Unicode (at input.facts.flink" in opa.stderr, opa
+    assert opa.stderr == regorus.stderr
+    assert "internal error" not in opa.output

@@ -52,6 +52,11 @@ def not_unicode(input_doc: dict[str, Any]) -> InputError:
     )
 
 
+def has_lone_surrogate(input_doc: dict[str, Any]) -> bool:
+    """Whether a string of the document (a key or a value) is not valid Unicode."""
+    return _surrogate_path(input_doc, "input") is not None
+
+
 def _surrogate_path(value: Any, path: str) -> str | None:
     """Where the first string with a lone surrogate is (a key or a value), for the message."""
     if isinstance(value, str):

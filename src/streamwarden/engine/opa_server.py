@@ -18,14 +18,13 @@ The server is meant to be dedicated to streamwarden (a sidecar or a CI service):
 
 from __future__ import annotations
 
-import json
 import os
 import re
 from collections.abc import Sequence
 from typing import Any
 from urllib.parse import urlsplit
 
-from streamwarden.engine.interface import Engine, RawResults, as_list, not_unicode
+from streamwarden.engine.interface import Engine, RawResults, as_list, has_lone_surrogate, not_unicode
 from streamwarden.engine.policyset import PolicySet
 from streamwarden.errors import PolicyError, UsageError
 
@@ -222,7 +221,7 @@ class OpaServerEngine(Engine):
         return False, None
 
     def evaluate(self, input_doc: dict[str, Any], packages: Sequence[str] | None = None) -> RawResults:
-        if not _encodes(input_doc):  # as the embedded engine: refused, not read as U+FFFD by the server
+        if has_lone_surrogate(input_doc):  # as the embedded engine: refused, not read as U+FFFD by the server
             raise not_unicode(input_doc)
         if packages is not None:  # a few packages (e.g. the repository-level one): one query each
             return self._one_by_one(input_doc, [e for e in self._entrypoints if e[0] in packages])
@@ -240,12 +239,3 @@ class OpaServerEngine(Engine):
             ok, value = self._query(input_doc, package, rule_set)
             out[(package, rule_set)] = as_list(value) if ok else []
         return out
-
-
-def _encodes(input_doc: dict[str, Any]) -> bool:
-    """Whether the document is valid Unicode throughout (no lone surrogate)."""
-    try:
-        json.dumps(input_doc, ensure_ascii=False).encode("utf-8")
-    except UnicodeEncodeError:
-        return False
-    return True
