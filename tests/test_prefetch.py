@@ -72,6 +72,19 @@ def test_the_child_answers_the_state_each_lookup_would_hash(tmp_path: Path) -> N
     assert prefetch.take() == {}  # taken once
 
 
+def test_a_file_larger_than_a_contract_may_be_is_left_to_the_run(tmp_path: Path) -> None:
+    # the child hashes what the lookups would, but not a file over the size limit (the run's own
+    # read refuses it) and answers missing and other files as file_state does
+    _, directory, deps = _filled(tmp_path)
+    with open(deps[0], "r+b") as fh:
+        fh.truncate(cache.MAX_BYTES + 1)
+    os.unlink(deps[1])
+    prefetch = StatePrefetch.start(directory)
+    assert prefetch is not None
+    assert prefetch.take() == {deps[1]: "missing", deps[2]: file_state(deps[2])}
+    assert file_state(deps[0]) != cache._TOO_LARGE  # without a limit: hashed as ever
+
+
 def test_a_file_the_run_has_read_is_hashed_from_those_bytes(tmp_path: Path) -> None:
     _, directory, deps = _filled(tmp_path)
     read = deps[0]

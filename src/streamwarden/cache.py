@@ -186,9 +186,13 @@ def deployment_paths(contract_data: dict[str, Any], contract_path: Path) -> list
 _S_ISREG = stat.S_ISREG
 
 
-def file_state(path: str) -> str:
+_TOO_LARGE = "too-large"  # file_state with a limit, never a state: the run hashes such a file itself
+
+
+def file_state(path: str, limit: int | None = None) -> str:
     """What a dependency holds: the hash of its bytes, ``missing`` or ``other`` (not a regular
     file, unreadable); its resolved location is part of it (a symbolic link moved elsewhere).
+    With ``limit``, a regular file larger than it is ``_TOO_LARGE``, not read (the prefetch child).
     (Called for every file a cache hit depends on: os-level calls, no helper frames.)"""
     try:
         st = os.stat(path)
@@ -196,6 +200,8 @@ def file_state(path: str) -> str:
         return "missing"
     if not _S_ISREG(st.st_mode):
         return "other"  # a FIFO or a device is not opened
+    if limit is not None and st.st_size > limit:
+        return _TOO_LARGE
     try:
         fd = os.open(path, READ_FLAGS)
     except OSError:
@@ -721,14 +727,10 @@ def _dependency_states(pack: Path) -> dict[str, str]:
             break
     out: dict[str, str] = {}
     for path in paths:
-        if readahead.get(path) is not None:
-            continue
-        try:
-            if os.stat(path).st_size > MAX_BYTES:
-                continue
-        except OSError:
-            pass  # file_state says what it is (missing, other)
-        out[path] = file_state(path)
+        if readahead.get(path) is None:
+            state = file_state(path, MAX_BYTES)
+            if state != _TOO_LARGE:
+                out[path] = state
     return out
 
 
