@@ -62,11 +62,15 @@ def dotted(path: tuple[str | int, ...]) -> str:
 
 
 def escape_text(text: str) -> str:
-    """``text`` as printable ASCII: backslash escapes for the rest (YAML double-quoted syntax)."""
+    """``text`` as printable ASCII: backslash escapes for the rest (YAML double-quoted syntax), and
+    the ``[`` of a ``##[`` (a CI log's legacy workflow command, wherever the contract is printed)
+    as ``\\x5b``."""
     out = []
     for ch in text:
         if ch in _ESCAPES:
             out.append(_ESCAPES[ch])
+        elif ch == "[" and len(out) >= 2 and out[-1] == out[-2] == "#":
+            out.append("\\x5b")
         elif " " <= ch <= "~":
             out.append(ch)
         elif ord(ch) <= 0xFFFF:

@@ -6,7 +6,8 @@ must never act as a command, markup or a terminal control where streamwarden pri
   space, which reads the same.
 - A terminal: control characters (``\\r``, NUL, ESC and so ANSI/OSC sequences, the other C0 and C1
   controls, bidirectional overrides) are shown as ``\\r``, ``\\x1b``, ``\\u202e``..., never
-  written raw; our own colours (SGR sequences added after escaping) are the only ESC bytes.
+  written raw; the text report's own colours (SGR sequences added after escaping, kept by
+  ``log_text(..., colours=True)``) are the only ESC bytes.
 - JSON (``--format json``, SARIF, ``facts``): ``json.dumps`` escapes C0 controls; DEL, C1 and
   ``##[`` are written as ``\\u`` escapes too, so the parsed value is unchanged.
 - XML (JUnit): character references for ``\\r``, DEL/C1, a line-leading ``::`` and ``##[``.
@@ -62,9 +63,13 @@ def terminal(value: object) -> str:
     return _commands(text)
 
 
-def log_text(text: str) -> str:
+def log_text(text: str, colours: bool = False) -> str:
     """Whole text bound for a terminal or log (a report, a stderr message): newlines kept, every
-    other control character shown escaped except our own colour sequences, workflow commands broken."""
+    other control character shown escaped, workflow commands broken. ``colours``: the text report's
+    own SGR sequences are kept; only a renderer that escaped every value before colouring it (so
+    that each ESC left is its own) may ask for that."""
+    if not colours:
+        return _commands(_CONTROL.sub(lambda c: _visible(c.group()), text))
     parts = []
     last = 0
     for m in _SGR.finditer(text):
@@ -175,9 +180,11 @@ def mermaid_label(*lines: object) -> str:
     """A quoted Mermaid node or edge label, one escaped line per argument (joined with ``<br/>``):
     each line on one line (controls shown escaped), at most 120 characters, and every character
     that could end the quotes, open a shape or start an entity written as ``#<code>;``."""
+    from streamwarden.secrets import scrub
+
     parts = []
     for line in lines:
-        s = _plain(line)
+        s = _plain(scrub(str(line)))  # scrubbed before the cut: a cut could split a credential
         if len(s) > MERMAID_PART_CAP:
             s = s[: MERMAID_PART_CAP - 1] + "…"
         parts.append(_MERMAID.sub(lambda m: f"#{ord(m.group())};", s))

@@ -23,10 +23,27 @@ from streamwarden.cli import init as _init
 from streamwarden.cli import policy as _policy
 from streamwarden.cli import recovery as _recovery
 from streamwarden.cli import schema as _schema
+from streamwarden.escape import terminal
 
 
 class _Command(click.Group):
     """The ``streamwarden`` group, run as a program (the console script, ``python -m``)."""
+
+    # click's own errors (an extra argument, an unknown command, a value not among the choices)
+    # quote what was typed, sometimes as written: a CI step that passes a branch name or a file
+    # name there must not print a workflow command or a terminal control. Every click error of
+    # the group, its subgroups and their commands passes here before click shows it.
+    def make_context(self, *args: Any, **kwargs: Any) -> click.Context:
+        try:
+            return super().make_context(*args, **kwargs)
+        except click.ClickException as exc:
+            raise _defused(exc) from None
+
+    def invoke(self, ctx: click.Context) -> Any:
+        try:
+            return super().invoke(ctx)
+        except click.ClickException as exc:
+            raise _defused(exc) from None
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
         try:
@@ -39,6 +56,13 @@ class _Command(click.Group):
             # pools by their finalizers and atexit. Only a program's exit comes here: tests invoke
             # the group's main(), which keeps the collector for the rest of their process.
             gc.freeze()
+
+
+def _defused(exc: click.ClickException) -> click.ClickException:
+    """``exc`` with its message on one line, control characters shown escaped and a workflow
+    command broken (the message follows "Error: " on its line)."""
+    exc.message = terminal(exc.message)  # type: ignore[misc]  # click declares it Final, and reads it late
+    return exc
 
 
 @click.group(cls=_Command, context_settings={"help_option_names": ["-h", "--help"]})

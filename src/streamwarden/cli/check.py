@@ -29,6 +29,7 @@ from streamwarden.cli.common import (
     opa_url_option,
     parse_now,
     policy_option,
+    say,
     write,
 )
 from streamwarden.config import FAIL_ON, Config
@@ -53,7 +54,7 @@ def validate(paths: tuple[str, ...], config_path: str | None) -> None:
     for c in contracts:
         click.echo(f"ok: {terminal(c.file)} ({terminal(c.name)})")
     for e in errors:
-        click.echo(e.render(), err=True)
+        say(e.render())
     if not contracts and not errors:
         raise UsageError(
             "no contracts found", hint="give contract files or directories, or set `contracts:` in streamwarden.yaml"
@@ -404,5 +405,9 @@ def facts(
 
     config = config_from(config_path)
     contract = find_pipeline(config, pipeline, paths)
+    from streamwarden.secrets import scrub_tree
+
     doc = pipeline_document(config, contract, now_ms=parse_now(now) or now_ms(), environment=environment)
-    click.echo(json_text(json.dumps(doc, indent=2, ensure_ascii=False)))
+    # printed to be read and pasted: a credential in a contract value (a checkpoint URL's
+    # user:password@) is masked as in every report; the live facts are scrubbed already
+    click.echo(json_text(json.dumps(scrub_tree(doc), indent=2, ensure_ascii=False)))

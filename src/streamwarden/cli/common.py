@@ -26,12 +26,18 @@ COLOR_CHOICES = ("auto", "always", "never")
 F = TypeVar("F", bound=Callable[..., Any])
 
 
-def fail(message: str) -> None:
-    """A message on stderr: secrets scrubbed, control characters and workflow commands defused
-    (escape.log_text; a file name or a server string may be part of it)."""
+def say(text: str, err: bool = True) -> None:
+    """Lines for the user (stderr by default): secrets scrubbed first, then control characters
+    and workflow commands defused (escape.log_text; a file name, a contract value, a server string
+    or a policy's print may be part of them)."""
     from streamwarden.secrets import scrub
 
-    click.echo(log_text(f"streamwarden: {scrub(message)}"), err=True)
+    click.echo(log_text(scrub(text)), err=err)
+
+
+def fail(message: str) -> None:
+    """A message on stderr, as :func:`say` writes it."""
+    say(f"streamwarden: {message}")
 
 
 def handle_errors(fn: F) -> F:

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import click
 
-from streamwarden.cli.common import config_from, config_option, handle_errors
+from streamwarden.cli.common import config_from, config_option, handle_errors, say
 from streamwarden.errors import UsageError
 
 
@@ -70,7 +70,7 @@ def init(
     result = derive(request)
     shown = output or _shown(result.output)
     for warning in result.warnings:
-        click.echo(f"streamwarden: warning: {terminal(warning)}", err=True)
+        say(f"streamwarden: warning: {terminal(warning)}")
     if dry_run:
         click.echo(result.text, nl=False)
     else:

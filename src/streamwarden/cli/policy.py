@@ -11,8 +11,9 @@ from pathlib import Path
 
 import click
 
-from streamwarden.cli.common import config_from, handle_errors, write
+from streamwarden.cli.common import config_from, handle_errors, say, write
 from streamwarden.errors import UsageError
+from streamwarden.escape import terminal
 
 
 @click.group()
@@ -39,28 +40,33 @@ def policy_test(
 
     ps = load_policy_set([Path(d) for d in dirs], builtin=not no_builtin, root=Path.cwd())
     run = run_tests(ps, engine, coverage, limits=config_from(None).limits)
+    # file names, errors, sources and coverage paths are the policies' (a pull request's): each
+    # value on one line, the whole scrubbed and defused (cli.common.say)
+    out: list[str] = []
     for r in run.results:
         if verbose or not r.passed:
             status = "PASS" if r.passed else "FAIL"
-            click.echo(f"{status} {r.file}:{r.line} data.{r.package}.{r.name}")
+            out.append(f"{status} {terminal(r.file)}:{r.line} data.{terminal(r.package)}.{terminal(r.name)}")
         if not r.passed:
             if r.error:
-                click.echo(f"  error: {r.error}")
-            for line in r.source.splitlines():
-                click.echo(f"  | {line}")
+                out.append(f"  error: {terminal(r.error)}")
+            out.extend(f"  | {terminal(line)}" for line in r.source.splitlines())
     passed = sum(1 for r in run.results if r.passed)
-    click.echo(f"{passed} passed, {len(run.failed)} failed ({run.engine})")
+    out.append(f"{passed} passed, {len(run.failed)} failed ({run.engine})")
     if coverage:
         for path in sorted(run.coverage):
             fc = run.coverage[path]
-            click.echo(
-                f"  {fc.percent:5.1f}%  {path}"
+            out.append(
+                f"  {fc.percent:5.1f}%  {terminal(path)}"
                 + (f"  not covered: {_ranges(sorted(fc.not_covered))}" if fc.not_covered else "")
             )
         total = run.total_coverage()
-        click.echo(f"coverage: {total:.1f}%")
+        out.append(f"coverage: {total:.1f}%")
+    say("\n".join(out), err=False)
+    if coverage:
+        total = run.total_coverage()
         if total < threshold:
-            click.echo(f"coverage {total:.1f}% is below the threshold {threshold:.1f}%", err=True)
+            say(f"coverage {total:.1f}% is below the threshold {threshold:.1f}%")
             sys.exit(1)
     if not run.results:
         raise UsageError("no test_* rules found")

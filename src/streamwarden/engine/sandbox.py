@@ -9,7 +9,8 @@ an allocation refused by the limit) is reported as a :class:`SandboxFailure` say
 
 One child serves a whole run (per process: a fork worker of a large run gets its own), so a
 request costs two pipe writes, not a process. The child's stderr goes to a file the parent copies
-to its own stderr after each answer (a policy's ``print`` output is kept) and reads after a death
+to its own stderr after each answer (a policy's ``print`` output is kept, scrubbed and escaped as
+any contract text) and reads after a death
 (Rust's "memory allocation of N bytes failed" says the limit was hit). A shared word, ``mark``,
 lets the child say what it is evaluating, so the parent can name the policy that never answered.
 """
@@ -174,12 +175,18 @@ class Sandbox:
         raise RemoteError(json.loads(answer[1:]))
 
     def _forward_stderr(self) -> None:
-        """What the child wrote on stderr (a policy's print) shows on ours."""
+        """What the child wrote on stderr (a policy's print) shows on ours, as any text from a
+        contract does: a print may carry the input's strings (a pull request's), so it is scrubbed
+        of secrets and its control characters and workflow commands are defused. The child has
+        answered: what it printed for this request is whole."""
         size = os.fstat(self._stderr.fileno()).st_size
         if size > self._shown:
+            from streamwarden.escape import log_text
+            from streamwarden.secrets import scrub
+
             data = os.pread(self._stderr.fileno(), size - self._shown, self._shown)
             self._shown = size
-            sys.stderr.write(data.decode("utf-8", "replace"))
+            sys.stderr.write(log_text(scrub(data.decode("utf-8", "replace"))))
             sys.stderr.flush()
 
     def _kill(self) -> None:

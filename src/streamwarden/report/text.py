@@ -72,7 +72,7 @@ class TextReporter(Reporter):
             n = len({e.file or f"#{i}" for i, e in enumerate(report.errors)})
             line += f"; {n} unusable file{'s' if n != 1 else ''}"
         out.append(style(line, bold=True))
-        return log_text("\n".join(out) + "\n")
+        return log_text("\n".join(out) + "\n", colours=color)
 
 
 def use_color(choice: str, stream: IO[str], environ: Mapping[str, str] | None = None) -> bool:
