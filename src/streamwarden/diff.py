@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from streamwarden import secrets
 from streamwarden.findings import Finding
 from streamwarden.yamlsafe import join_index, join_key
 
@@ -308,7 +309,8 @@ def review(result: Any) -> list[dict[str, Any]]:
             else:
                 change.cls, change.reason = "safe", "no declared consumers read this table"
             out.append({"pipeline": name, "status": "removed", "file": removed.file, "changes": [change.to_dict()]})
-    return out
+    scrubbed: list[dict[str, Any]] = secrets.scrub_tree(out)  # before/after are the contracts' values
+    return scrubbed
 
 
 def _reworded(base: Any, unchanged: list[tuple[int, Any]]) -> list[tuple[int, dict[str, Any]]]:

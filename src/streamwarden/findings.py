@@ -9,6 +9,8 @@ import re
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Protocol
 
+from streamwarden.secrets import cut, scrub, scrub_tree
+
 if TYPE_CHECKING:
     from streamwarden.engine.policyset import PolicySet
 
@@ -148,7 +150,10 @@ def to_finding(policy_set: PolicySet, package: str, rule_set: str, element: Any,
     (an object with a string ``rule`` and ``message``; a custom package may not use the reserved
     ``SW-`` prefix), its severity comes from the element, the rule's METADATA or the rule set, its
     location from the element (``file``/``line``) or the subject's line of ``path``, and its
-    fingerprint from pipeline, rule, path and the offending value."""
+    fingerprint from pipeline, rule, path and the offending value. Its message and evidence quote
+    contract values (and facts): they are scrubbed of credentials here, once, for every report and
+    the result cache (``secrets.scrub``: a ``user:password@`` in a checkpoint URL, a
+    ``password=`` pair, a configured secret)."""
     from streamwarden.engine.policyset import RESERVED_PREFIX, SET_SEVERITY
     from streamwarden.errors import PolicyError
 
@@ -159,7 +164,7 @@ def to_finding(policy_set: PolicySet, package: str, rule_set: str, element: Any,
     ):
         files = ", ".join(policy_set.package_files(package))
         raise PolicyError(
-            f"data.{package}.{rule_set} produced {str(element)[:80]!r}: each element must be an object "
+            f"data.{package}.{rule_set} produced {cut(str(element), 80)!r}: each element must be an object "
             'with a string "rule" id and a string "message"',
             file=files or None,
             hint='e.g. deny contains {"rule": "ACME-001", "message": "...", "path": "checkpoint.interval"} if { ... }',
@@ -185,13 +190,13 @@ def to_finding(policy_set: PolicySet, package: str, rule_set: str, element: Any,
         file = subject.file
         line = subject.line_of(path)
     value = element["value"] if "value" in element else value_at(subject.data, path)
-    evidence: dict[str, Any] = element["evidence"] if isinstance(element.get("evidence"), dict) else {}
+    evidence: dict[str, Any] = scrub_tree(element["evidence"]) if isinstance(element.get("evidence"), dict) else {}
     return Finding(
         pipeline=subject.name,
         rule=rule,
         severity=severity,
         title=desc.title if desc else rule,
-        message=element["message"],
+        message=scrub(element["message"]),
         file=file,
         line=line,
         path=path,

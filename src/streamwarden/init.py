@@ -26,10 +26,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from streamwarden import secrets
 from streamwarden.contractwriter import Draft, dotted, render
 from streamwarden.errors import InputError, UsageError
 from streamwarden.resources import CONTRACT_SCHEMA, schema_dir
 from streamwarden.units import format_duration
+from streamwarden.yamlsafe import join_index, join_key
 
 FLINK_REST = "Flink REST"
 ICEBERG = "Iceberg catalog"
@@ -382,9 +384,39 @@ class _Init:
         ]
         if "table" in self.draft.before and "table" not in self.draft.data:
             header.append(self.draft.before.pop("table")[0])
+        self._scrub()
         text = render(self.draft, header)
         todos = [(path, line) for path, line in _todo_lines(text)]
         return InitResult(output, text, todos, self.warnings)
+
+    def _scrub(self) -> None:
+        """No credential is copied into the contract: a deployment file's checkpoint URL with
+        ``user:password@`` (or a ``password=`` pair in any value, a configured secret) is written
+        masked, with a warning naming the field, and the comments are scrubbed the same way."""
+        masked: list[str] = []
+
+        def walk(node: Any, path: str) -> Any:
+            if isinstance(node, dict):
+                return {k: walk(v, join_key(path, k)) for k, v in node.items()}
+            if isinstance(node, list):
+                return [walk(v, join_index(path, i)) for i, v in enumerate(node)]
+            if isinstance(node, str):
+                clean = secrets.scrub(node)
+                if clean != node:
+                    masked.append(path)
+                return clean
+            return node
+
+        self.draft.data = walk(self.draft.data, "")
+        self.draft.notes = {k: secrets.scrub(v) for k, v in self.draft.notes.items()}
+        for comments in (self.draft.intro, self.draft.before):
+            for k, lines in comments.items():
+                comments[k] = [secrets.scrub(line) for line in lines]
+        self.warnings += [
+            f"{path}: a credential in the value was not copied (written as {secrets.MASK}); "
+            "keep credentials out of contracts and deployment files"
+            for path in masked
+        ]
 
 
 def _uid_candidates(name: str) -> list[str]:

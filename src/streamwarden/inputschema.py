@@ -18,6 +18,7 @@ import jsonschema
 from jsonschema.exceptions import ValidationError, best_match
 
 from streamwarden.resources import load_schema
+from streamwarden.secrets import scrub
 
 INPUT_SCHEMA = "streamwarden-input.v1.schema.json"
 MESSAGE_LIMIT = 300
@@ -63,4 +64,5 @@ def _render(error: ValidationError) -> str:
 
 
 def _clip(text: str) -> str:
+    text = scrub(text)  # before the cut: a value quoted in the message may hold a credential
     return text if len(text) <= MESSAGE_LIMIT else text[: MESSAGE_LIMIT - 1] + "…"

@@ -20,6 +20,7 @@ from streamwarden.contracts.validate import fast_check_for, validate_document
 from streamwarden.errors import ContractErrors, InputError, StreamwardenError
 from streamwarden.escape import shown_name
 from streamwarden.resources import CONTRACT_SCHEMA, load_schema
+from streamwarden.secrets import scrub
 from streamwarden.yamlsafe import (
     YamlDocument,
     decode_utf8,
@@ -245,7 +246,8 @@ def todo_errors(doc: YamlDocument) -> list[InputError]:
             for index, value in enumerate(node):
                 walk(value, join_index(path, index))
         elif isinstance(node, str) and TODO_MARKER.match(node):
-            shown = node.strip() if len(node) <= 60 else node.strip()[:57] + "..."
+            shown = scrub(node.strip())  # before the cut: a cut could split a credential
+            shown = shown if len(shown) <= 60 else shown[:57] + "..."
             out.append(
                 InputError(
                     f"fill the TODO: {shown} is a placeholder for a value streamwarden cannot derive",

@@ -13,6 +13,7 @@ from streamwarden.contracts.schemawalk import Schema, SchemaWalker, walker_for
 from streamwarden.dates import calendar_problem
 from streamwarden.errors import InputError
 from streamwarden.escape import terminal
+from streamwarden.secrets import scrub
 from streamwarden.units import parse_duration, parse_size, suggest_duration, suggest_size
 from streamwarden.yamlsafe import YamlDocument, join_index, join_key
 
@@ -332,10 +333,12 @@ def _property_paths(schema: Schema) -> dict[str, list[str]]:
 
 
 def _short(value: Any) -> str:
-    text = repr(value)
+    """A value quoted in a message: scrubbed before it is cut (a cut could split a credential and
+    let its first part through), at most 60 characters."""
+    text = scrub(repr(value))
     return text if len(text) <= 60 else text[:57] + "..."
 
 
 def _plain(err: ValidationError) -> str:
-    msg = str(err.message)
+    msg = scrub(str(err.message))  # the validator's message quotes the value: scrubbed, then cut
     return msg if len(msg) <= 200 else msg[:197] + "..."

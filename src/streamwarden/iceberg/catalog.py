@@ -25,7 +25,9 @@ from typing import Any
 
 from streamwarden import secrets
 
-_SECRET_KEY = re.compile(r"secret|password|passwd|token|credential|key|auth|session|signature|sas", re.IGNORECASE)
+_SECRET_KEY = re.compile(
+    r"secret|password|passwd|token|credential|key|auth|session|signature|sas|connection[_.-]?string", re.IGNORECASE
+)
 _URL_USERINFO = re.compile(r"(?P<scheme>[A-Za-z][A-Za-z0-9+.-]*://)[^/@\s]+@")
 _SENSITIVE_QUERY = re.compile(r"(?i)([?&](?:[^=&\s]*(?:token|secret|password|key|sig|credential)[^=&\s]*)=)[^&\s]+")
 _MAX_MESSAGE = 400
