@@ -25,8 +25,8 @@ warn contains f if {
 	f := {
 		"rule": "SW-POLICY-001",
 		"message": sprintf(
-			"%s %s is %s by this pull request; it was evaluated as committed on the trusted ref %s",
-			[_kind(change), change.file, change.change, input.repository.trusted_ref],
+			"%s %s is %s by this pull request; %s",
+			[_kind(change), change.file, change.change, _judged(change)],
 		),
 		"path": change.file,
 		"file": change.file,
@@ -40,3 +40,14 @@ warn contains f if {
 _kind(change) := "configuration" if change.kind == "configuration"
 
 else := "policy"
+
+# a configuration the trusted ref does not have is not used: the defaults are
+_judged(change) := sprintf(
+	"the trusted ref %s has none, so the check used the defaults (fail_on: error, contracts/**/*.yaml, no environment)",
+	[input.repository.trusted_ref],
+) if {
+	change.kind == "configuration"
+	change.change == "added"
+}
+
+else := sprintf("it was evaluated as committed on the trusted ref %s", [input.repository.trusted_ref])

@@ -30,3 +30,19 @@ test_one_finding_per_change if {
 test_no_change_no_finding if {
 	count(warn) == 0 with input as {"repository": {"trusted_ref": "main", "policy_changes": []}}
 }
+
+test_added_configuration_says_the_defaults_were_used if {
+	some f in warn with input as {"repository": {"trusted_ref": "main", "policy_changes": [
+		{"file": "streamwarden.yaml", "change": "added", "kind": "configuration"},
+	]}}
+	contains(f.message, "configuration streamwarden.yaml is added by this pull request")
+	contains(f.message, "the trusted ref main has none, so the check used the defaults")
+}
+
+test_added_policy_is_judged_by_the_trusted_ref if {
+	some f in warn with input as {"repository": {"trusted_ref": "main", "policy_changes": [
+		{"file": "policies/custom/new.rego", "change": "added", "kind": "policy"},
+	]}}
+	contains(f.message, "it was evaluated as committed on the trusted ref main")
+	not contains(f.message, "defaults")
+}

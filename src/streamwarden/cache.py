@@ -419,7 +419,12 @@ class ResultCache:
     def unusable(directory: Path, root: Path) -> str | None:
         """Why the directory cannot hold the cache, or None when it can: it can be created and
         holds nothing git tracks (a commit cannot plant entries; restoring it with actions/cache
-        leaves its files untracked)."""
+        leaves its files untracked), and inside the repository it is reached through no symbolic
+        link and lies in no other git work tree (a submodule): a commit could point either at entries
+        it brought along, which ``git ls-files`` does not list."""
+        planted = _plantable(directory, root)
+        if planted is not None:
+            return planted
         try:
             directory.mkdir(parents=True, exist_ok=True)
             if not directory.is_dir():
@@ -832,6 +837,33 @@ def evict(entries: Path, limit: int) -> int:
 def _unlink(path: str) -> None:
     with contextlib.suppress(OSError):
         os.unlink(path)
+
+
+def _plantable(directory: Path, root: Path) -> str | None:
+    """Why a commit could decide what ``directory`` holds although git tracks nothing in it: a
+    symbolic link, or a nested git work tree (``.git``), on its way down from ``root``. None: it is
+    outside the repository, or neither."""
+    literal = os.path.abspath(directory)
+    rel = None
+    for top in (os.fspath(root), os.path.realpath(root)):
+        if literal == top or literal.startswith(top.rstrip(os.sep) + os.sep):
+            rel, at = literal[len(top) :].strip(os.sep), top
+            break
+    if rel is None:
+        return None
+    for part in rel.split(os.sep) if rel else []:
+        at = os.path.join(at, part)
+        if os.path.islink(at):
+            return (
+                "it is reached through a symbolic link in the repository, which a commit could point at "
+                "results it brought; use a plain directory git ignores"
+            )
+        if os.path.lexists(os.path.join(at, ".git")):
+            return (
+                "it is inside another git work tree (a submodule?), whose files a commit could bring; "
+                "use a plain directory git ignores"
+            )
+    return None
 
 
 def _tracked(directory: Path, root: Path) -> bool:

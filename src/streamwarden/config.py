@@ -67,8 +67,12 @@ def load_config(explicit: str | None = None, cwd: Path | None = None) -> Config:
     if path is None:
         return Config(root=cwd)
     shown = display_path(path, cwd)
-    config = config_from_document(load_single(path, shown), path.resolve().parent)
-    config.path = path.resolve()
+    # the file where it is (its directory resolved, the file itself not): a streamwarden.yaml that
+    # is a symbolic link configures the directory it is in, and in a pull request the trusted ref
+    # is asked for the file at that path, not at the link's target
+    root = path.absolute().parent.resolve()
+    config = config_from_document(load_single(path, shown), root)
+    config.path = root / path.name
     return config
 
 

@@ -17,7 +17,14 @@ from typing import Any
 
 from streamwarden import readahead
 from streamwarden.config import CONFIG_NAMES, Config, config_from_text
-from streamwarden.contracts.load import contract_from_document, display_path, display_path_str, resolved
+from streamwarden.contracts.load import (
+    contract_from_document,
+    display_path,
+    display_path_str,
+    meant_as_contract_text,
+    relative_posix,
+    resolved,
+)
 from streamwarden.contracts.normalize import UnitError, lower_enums, normalize_contract
 from streamwarden.contracts.schemawalk import walker_for
 from streamwarden.engine.policyset import PolicyFile, builtin_policy_files, parse_policy
@@ -26,7 +33,10 @@ from streamwarden.git import GitRepo, Pending, blob_id, blob_ids_result, follow,
 from streamwarden.resources import CONTRACT_SCHEMA, load_schema, policies_dir
 from streamwarden.yamlsafe import MAX_BYTES, READ_FLAGS, decode_utf8, parse_documents, read_to_end
 
-_KIND_PATTERN = "^kind:[[:space:]]*[\"']?PipelineContract"
+# the base's contracts are the files that name their kind, however the YAML writes it (quoted,
+# flow style, after a byte-order mark): git grep lists them, and the file's text decides as
+# discovery decides on the head (contracts.load.meant_as_contract_text)
+_KIND_PATTERN = "PipelineContract"
 TRANSITIVE_SUFFIX = "_transitive"
 MAX_HISTORY = 1000
 _HISTORY_TABLE_KEYS = ("identifier", "schema", "format_version", "partition_spec")
@@ -86,7 +96,9 @@ class BaseSnapshot:
                 "history": [],
             }
         found = self.by_name.get(name)
-        if found is None and same_path is not None and same_path.contract is None and not same_path.unchanged:
+        if found is None and same_path is not None and not same_path.unchanged:
+            # no base contract of this name: the one the base held in the same file (unparseable,
+            # or renamed in place: a new metadata.name does not make the changes beside it new)
             found = same_path
         if found is None:
             return {
@@ -317,6 +329,12 @@ class PendingBase:
             if blob is None:
                 continue
             shown = display_path(repo.top / f, config.root)
+            try:
+                text: str | None = blob.decode("utf-8")
+            except UnicodeDecodeError:
+                text = None  # (the parse reports it)
+            if text is not None and not meant_as_contract_text(f, text):
+                continue  # it mentions the kind, but no contract: discovery would not load it either
             parsed = _parse_contract(blob, shown, repo.top / f)
             parsed.repo_path = f
             snapshot.by_path[f] = parsed
@@ -370,7 +388,7 @@ class TrustedPolicies:
     ref: str
     commit: str
     files: list[PolicyFile]
-    config: Config | None
+    config: Config  # the trusted ref's streamwarden.yaml, or the defaults when it has none
     changes: list[dict[str, Any]]
 
 
@@ -379,12 +397,15 @@ def load_trusted(repo: GitRepo, trusted_ref: str, config: Config, policy_dirs: l
     on the trusted ref, and what the pull request changes in them (reported as SW-POLICY-001).
 
     The trusted configuration is looked up on the trusted ref itself, whatever the work tree holds:
-    a pull request that deletes or renames ``streamwarden.yaml`` still gets the trusted one."""
+    a pull request that deletes or renames ``streamwarden.yaml`` still gets the trusted one, one
+    that adds it where the trusted ref has none gets the defaults (``fail_on: error``, the default
+    contract glob, no environment), and a work-tree file or policy directory that is a symbolic link
+    is looked up at its own path, never at the link's target (which the pull request chose)."""
     commit = repo.resolve(trusted_ref)
     changes: list[dict[str, Any]] = []
     trusted_config: Config | None = None
     trusted_rel: str | None = None
-    head_rel = _relpath(repo, config.path)
+    head_rel = _literal_relpath(repo, config.path)
     candidates = _config_candidates(repo, config)
     blobs = repo.read_blobs([f"{commit}:{rel}" for rel in candidates])
     for rel in candidates:
@@ -400,14 +421,14 @@ def load_trusted(repo: GitRepo, trusted_ref: str, config: Config, policy_dirs: l
             changes.append(
                 {"file": display_path(repo.top / rel, config.root), "change": "removed", "kind": "configuration"}
             )
-        elif config.path is not None and config.path.read_bytes() != blob:
-            changes.append(
-                {"file": display_path(config.path, config.root), "change": "modified", "kind": "configuration"}
-            )
+        elif config.path is not None and (config.path.is_symlink() or config.path.read_bytes() != blob):
+            changes.append({"file": _shown_literal(config.path, config), "change": "modified", "kind": "configuration"})
         break
     if config.path is not None and head_rel != trusted_rel:
-        changes.append({"file": display_path(config.path, config.root), "change": "added", "kind": "configuration"})
-    dirs: list[Path] = [*(trusted_config.policies if trusted_config else []), *policy_dirs]
+        changes.append({"file": _shown_literal(config.path, config), "change": "added", "kind": "configuration"})
+    if trusted_config is None:
+        trusted_config = Config(root=config.root)  # the defaults: never the pull request's own file
+    dirs: list[Path] = [*trusted_config.policies, *policy_dirs]
     builtin_dir = policies_dir()
     in_repo_builtin = _inside(builtin_dir, repo.top)
     if in_repo_builtin:
@@ -417,12 +438,13 @@ def load_trusted(repo: GitRepo, trusted_ref: str, config: Config, policy_dirs: l
     files: list[PolicyFile] = [] if in_repo_builtin else builtin_policy_files(tests=False)
     for d in dirs:
         builtin = d == builtin_dir
-        if not _inside(d, repo.top):
-            continue
-        rel = repo.relpath(d)
+        dir_rel = _literal_relpath(repo, d) if not builtin else _relpath(repo, d)
+        if dir_rel is None:
+            continue  # outside the repository: not the pull request's to change
+        linked = not builtin and _through_link(repo.top_resolved(), dir_rel)
         trusted_paths = [
             p
-            for p in repo.ls_files(commit, [rel])
+            for p in repo.ls_files(commit, [dir_rel])
             if p.endswith(".rego") and not (builtin and p.endswith("_test.rego"))
         ]
         blobs = repo.read_blobs([f"{commit}:{p}" for p in trusted_paths])
@@ -431,18 +453,25 @@ def load_trusted(repo: GitRepo, trusted_ref: str, config: Config, policy_dirs: l
             if blob is None:
                 continue
             shown = (
-                f"policies/{Path(p).relative_to(rel).as_posix()}"
+                f"policies/{Path(p).relative_to(dir_rel).as_posix()}"
                 if builtin
-                else display_path(repo.top / p, config.root)
+                else _shown_literal(repo.top_resolved() / p, config)
             )
             files.append(parse_policy(decode_utf8(blob, shown), shown, builtin, repo.top / p))
             head = repo.top / p
+            if linked:
+                continue  # reported once for the directory, below
             if not head.exists():
                 changes.append({"file": shown, "change": "removed", "kind": "policy"})
             elif head.read_bytes() != blob:
                 changes.append({"file": shown, "change": "modified", "kind": "policy"})
         trusted_set = set(trusted_paths)
-        if d.is_dir():
+        if linked:
+            # the work tree's directory (or one above it) is a symbolic link: the trusted files
+            # were read at the directory's own path; what the link leads to is not read
+            shown = _shown_literal(repo.top_resolved() / dir_rel, config)
+            changes.append({"file": shown, "change": "modified", "kind": "policy"})
+        elif d.is_dir():
             for head in sorted(d.rglob("*.rego")):
                 hp = repo.relpath(head)
                 if hp not in trusted_set and not (builtin and head.name.endswith("_test.rego")):
@@ -454,7 +483,7 @@ def load_trusted(repo: GitRepo, trusted_ref: str, config: Config, policy_dirs: l
 def _config_candidates(repo: GitRepo, config: Config) -> list[str]:
     """Where the trusted ref may hold the configuration: the file the work tree uses, then the
     default names in the configuration root (the directory streamwarden runs from)."""
-    head = _relpath(repo, config.path)
+    head = _literal_relpath(repo, config.path)
     out: list[str] = [head] if head is not None else []
     root = _relpath(repo, config.root)
     if root is not None:
@@ -478,3 +507,34 @@ def _inside(path: Path, top: Path) -> bool:
         return True
     except ValueError:
         return False
+
+
+def _literal_relpath(repo: GitRepo, path: Path | None) -> str | None:
+    """``path``'s place in the repository as written, a symbolic link in it not followed: the
+    repository-relative path of the absolute, normalised path (relative to the resolved current
+    directory). None: outside the repository."""
+    if path is None:
+        return None
+    absolute = os.path.normpath(os.path.join(os.fspath(Path.cwd().resolve()), os.fspath(path)))
+    for top in (os.fspath(repo.top_resolved()), os.fspath(repo.top)):
+        rel = relative_posix(Path(absolute), Path(top))
+        if rel is not None:
+            return "" if rel == "." else rel
+    return None
+
+
+def _shown_literal(path: Path, config: Config) -> str:
+    """``path`` as shown (root-relative) where it is, a symbolic link in it not followed."""
+    return display_path(path, config.root, resolved=path)
+
+
+def _through_link(top: Path, rel: str) -> bool:
+    """Whether ``rel`` or a directory above it, below ``top``, is a symbolic link in the work tree."""
+    at = top
+    for part in rel.split("/"):
+        if not part or part == ".":
+            continue
+        at = at / part
+        if at.is_symlink():
+            return True
+    return False

@@ -166,9 +166,8 @@ def run_check(config: Config, options: RunOptions) -> RunResult:
         repo = GitRepo.discover(config.root)
         trusted = load_trusted(repo, options.trusted_ref or options.base_ref, config, list(options.policy_dirs))
         ctx.policy_files = trusted.files
-        if trusted.config is not None:
-            selecting.append(trusted.config)
-            ctx.trusted_config = trusted.config
+        selecting.append(trusted.config)  # (the defaults when the trusted ref has no streamwarden.yaml)
+        ctx.trusted_config = trusted.config
         # under unchanged policies, a contract the pull request leaves as it is has nothing new to
         # say against its base and history: it is not parsed on the base side, and the rules that
         # compare it are not evaluated (they were when it last changed)
@@ -301,7 +300,7 @@ def _run_discovered(
         errors=errors,
         inputs=inputs,
         policy_set=policy_set,
-        fail_on=trusted.config.fail_on if trusted and trusted.config else None,
+        fail_on=trusted.config.fail_on if trusted else None,
         base=ctx.base,
         cache_stats=ctx.cache.stats if ctx.cache is not None else None,
         cache_off=ctx.cache_off,
@@ -405,7 +404,7 @@ def _open_cache(ctx: _RunContext, directory: Path) -> ResultCache | None:
         engine=ctx.options.engine,
         engine_options=ctx.options.engine_options,
         root=ctx.config.root,
-        known_keys=ctx.config.flink_known_keys,
+        known_keys=ctx.known_keys,
         mode=ctx.options.mode,
     )
     return ResultCache(directory, context, _rule_text(ctx.policy_set()))
@@ -450,6 +449,12 @@ class _RunContext:
         """Policy evaluation limits: the trusted configuration's in a pull request (the policies
         are the trusted ref's; so are the bounds they run under)."""
         return (self.trusted_config or self.config).limits
+
+    @property
+    def known_keys(self) -> tuple[str, ...]:
+        """``flink.known_keys`` (keys SW-DEPLOY-001 accepts): the trusted configuration's in a pull
+        request, like every setting that decides a finding."""
+        return (self.trusted_config or self.config).flink_known_keys
 
     def live_facts(self, contracts: list[Contract]) -> list[dict[str, Any]]:
         if self.env is None:
@@ -799,7 +804,7 @@ def _gather_facts(ctx: _RunContext, contract: Contract, live: dict[str, Any]) ->
     """A pipeline's facts: the repository's (static), then the live sections gathered for it."""
     from streamwarden.facts.static import gather_static_facts
 
-    facts = gather_static_facts(contract, ctx.config.root, ctx.config.flink_known_keys)
+    facts = gather_static_facts(contract, ctx.config.root, ctx.known_keys)
     facts.update(live)
     return facts
 

@@ -152,12 +152,21 @@ def _resolve(path: Path) -> Path:
     name = os.fspath(path)
     try:
         if os.path.islink(name) or path.name in ("", ".", ".."):
-            return path.resolve()
+            return _resolve_link(path)
     except OSError:
-        return path.resolve()
+        return _resolve_link(path)
     absolute = name if os.path.isabs(name) else os.path.join(os.getcwd(), name)
     directory, base = os.path.split(absolute)
     return Path(os.path.join(_resolved_dir(directory), base))
+
+
+def _resolve_link(path: Path) -> Path:
+    """``path.resolve()``; a symbolic link loop (Python raises RuntimeError before 3.13) is the
+    path itself, made absolute: reading it then fails as the loop it is, reported with the file."""
+    try:
+        return path.resolve()
+    except (RuntimeError, OSError):
+        return Path(os.path.abspath(path))
 
 
 def load_contract(path: Path, root: Path, text: str | None = None) -> Contract:
@@ -290,8 +299,6 @@ def discover_contracts(
         top = _resolved_root(root)
         for pattern in globs or ["contracts/**/*.yaml"]:
             for p in _glob_files(root, pattern):
-                if p.name in _CONFIG_NAMES:
-                    continue  # a FIFO or device goes on to the loader, whose read refuses it
                 if relative_posix(resolved(p), top) is None:  # a symbolic link that leads out
                     errors.append(
                         InputError(
@@ -300,6 +307,11 @@ def discover_contracts(
                             hint="contracts live in the repository; replace the link with the file",
                         )
                     )
+                elif p.name in _CONFIG_NAMES:
+                    # a configuration the globs match is no contract; a file of that name written
+                    # as one is (a FIFO or device goes on to the loader, whose read refuses it)
+                    if _looks_like_contract(p, texts, others):
+                        found.append(p)
                 elif every_match or _looks_like_contract(p, texts, others):
                     found.append(p)
         return _dedupe(found), errors
@@ -526,7 +538,7 @@ def _walk_into(top: str, below: str, out: list[tuple[str, str | None]]) -> None:
             # a symbolic link to a directory is not followed (os.walk's followlinks=False)
             if name not in _SKIP_DIRS and not name.startswith(".") and not entry.is_symlink():
                 dirs.append((name, entry))
-        elif name.endswith((".yaml", ".yml")) and name not in _CONFIG_NAMES:
+        elif name.endswith((".yaml", ".yml")):  # (a streamwarden.yaml is read like any: a contract or not)
             files.append((name, entry))
     # paths joined by hand (os.path.join per file and directory is a third of the walk)
     sep = os.sep
@@ -580,6 +592,12 @@ def _looks_like_contract(
     elif not meant and others is not None:
         others[os.fspath(resolved(path))] = raw
     return meant
+
+
+def meant_as_contract_text(path: str | Path, text: str) -> bool:
+    """Whether discovery takes a file with this text for a contract (see :func:`_looks_like_contract`):
+    the base side of a pull request decides the same way."""
+    return _looks_like_text(path, text)
 
 
 def _looks_like_text(path: str | Path, text: str) -> bool:
