@@ -217,3 +217,32 @@ def test_a_contract_that_is_a_symlink_loop_is_an_unreadable_file(tmp_path: Path)
         assert "contracts/loop.yaml: cannot read: Too many levels of symbolic links" in p.stderr
         assert "internal error" not in p.stderr
     assert json.loads(sw("check", "--no-cache", "--format", "json", cwd=tmp_path).stdout)["errors"]
+
+
+def test_a_waiver_the_trusted_ref_revoked_after_the_branch_point_is_not_in_force(tmp_path: Path) -> None:
+    waiver = "waivers:\n  - rule: SW-CKPT-004\n    reason: migration to s3 this quarter\n    expires: 2027-01-01\n"
+    waiver += "    approved_by: platform-team\n"
+    repo = _pr(
+        tmp_path,
+        {
+            "contracts/orders.yaml": BROKEN + waiver,
+            "contracts/other.yaml": CLEAN_CONTRACT.replace("orders-enrichment", "other"),
+        },
+    )
+    repo.checkout("main")
+    repo.write("contracts/orders.yaml", BROKEN)  # main revokes the waiver
+    repo.commit("revoke the waiver")
+    repo.checkout("pr")
+    repo.write(
+        "contracts/other.yaml",
+        CLEAN_CONTRACT.replace("orders-enrichment", "other").replace("parallelism: 4", "parallelism: 8"),
+    )
+    repo.commit("an unrelated change, on the old base")
+    for args in (("--trusted-ref", "main"), ()):
+        p = _check(repo, *args)
+        assert p.code == 1, p
+        assert "SW-CKPT-004" in _rules(p)  # not waived: the trusted ref revoked it
+    # the same through the result cache (the contract the pull request left alone is a cache hit)
+    for _ in range(2):
+        p = sw("check", "--base", "main", "--format", "json", "--now", NOW, cwd=repo.path)
+        assert p.code == 1 and "SW-CKPT-004" in _rules(p), p

@@ -95,6 +95,13 @@ class GitRepo:
         """:meth:`grep_files` in the background (:func:`grep_result` reads its result)."""
         return self.start(*_grep_args(commit, pattern, pathspecs))
 
+    def changed_files(self, old: str, new: str, pathspecs: list[str]) -> list[str]:
+        """The files that differ between two commits (added, deleted or modified; no rename pairing)."""
+        proc = self.git("diff", "--name-only", "--no-renames", "-z", old, new, "--", *(pathspecs or ["."]))
+        if proc.returncode != 0:
+            raise GitError(f"git diff failed: {proc.stderr.decode(errors='replace').strip()}")
+        return _nul_split(proc.stdout)
+
     def ls_files(self, commit: str, pathspecs: list[str]) -> list[str]:
         proc = self.git("ls-tree", "-r", "--name-only", "-z", commit, "--", *pathspecs)
         if proc.returncode != 0:

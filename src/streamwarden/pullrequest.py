@@ -66,6 +66,42 @@ class BaseSnapshot:
     _log: list[tuple[str, list[tuple[str, str, str]]]] | None = None
     _blobs: dict[str, bytes | None] = field(default_factory=dict)
     _same: frozenset[str] | None = None  # the unchanged files, as resolved absolute paths
+    # the waivers in force, by pipeline name, where the trusted ref's contract differs from the
+    # merge base's (read_trusted_waivers): the trusted ref may have revoked a waiver since
+    trusted_waivers: dict[str, list[Any]] = field(default_factory=dict)
+
+    def waivers_in_force(self, name: str, merge_base: list[Any]) -> list[Any]:
+        """The waivers that count for pipeline ``name`` in this pull request: the trusted ref's
+        contract's, which are the merge base's (``merge_base``) unless the trusted ref changed the
+        contract since."""
+        return self.trusted_waivers.get(name, merge_base)
+
+    def read_trusted_waivers(self, trusted_commit: str, pathspecs: list[str]) -> None:
+        """Where the trusted ref moved on since the merge base (a pull request not rebased, or
+        ``--trusted-ref`` elsewhere), the contracts it changed since are read at the trusted ref
+        for their waivers: one ``git diff`` (mostly empty) and one ``cat-file`` for what it lists.
+        A contract the trusted ref deleted, renamed or cannot parse has no waiver in force."""
+        if trusted_commit == self.commit:
+            return
+        changed = [
+            f for f in self.repo.changed_files(self.commit, trusted_commit, pathspecs) if f.endswith((".yaml", ".yml"))
+        ]
+        if not changed:
+            return
+        blobs = self.repo.read_blobs([f"{c}:{f}" for f in changed for c in (self.commit, trusted_commit)])
+        for f in changed:
+            old, new = blobs.get(f"{self.commit}:{f}"), blobs.get(f"{trusted_commit}:{f}")
+            for blob, trusted in ((new, True), (old, False)):
+                if blob is None or b"PipelineContract" not in blob:
+                    continue
+                shown = display_path(self.repo.top / f, self.root)
+                parsed = _parse_contract(blob, shown, self.repo.top / f)
+                if parsed.name is None:
+                    continue
+                if trusted and parsed.contract is not None:
+                    self.trusted_waivers[parsed.name] = list(parsed.contract.get("waivers") or [])
+                else:
+                    self.trusted_waivers.setdefault(parsed.name, [])  # gone, renamed or broken there
 
     def unchanged(self, head_file: Path) -> bool:
         """The head file holds the same bytes as the base at the same path (its meaning is the base's).

@@ -195,6 +195,8 @@ def run_check(config: Config, options: RunOptions) -> RunResult:
                 ctx.prefetch = None
             if pending_base is not None:
                 ctx.base = pending_base.finish()  # (keeps the unchanged contracts' bytes it read)
+                if trusted is not None:
+                    ctx.base.read_trusted_waivers(trusted.commit, pending_base.pathspecs)
         finally:
             if pending_base is not None:
                 pending_base.close()
@@ -706,8 +708,10 @@ def _from_entry(f: Path, entry: Entry, ctx: _RunContext) -> _Checked:
     waivers = {"waivers": entry.waivers}
     if ctx.base is None:
         apply_waivers(found, waivers)
-    else:  # an unchanged contract: its base version is itself, so are the waivers in force
-        apply_waivers(found, waivers, trusted=entry.waivers, now_ms=ctx.now)
+    else:  # an unchanged contract: its base version is itself, so are its waivers (unless the
+        # trusted ref changed them since the merge base)
+        in_force = ctx.base.waivers_in_force(entry.name, entry.waivers)
+        apply_waivers(found, waivers, trusted=in_force, now_ms=ctx.now)
     return (f, PipelineRef(entry.name, entry.file), found, None, entry.name_line)
 
 
@@ -745,8 +749,11 @@ def evaluate_pipeline(
         before_waivers(evaluated, found)
     if base is None:
         apply_waivers(found, contract.data)
-    else:  # the base's waivers are the ones in force in a pull request
+    else:  # the trusted ref's waivers are the ones in force in a pull request (the merge base's,
+        # unless the trusted ref changed the contract since)
         base_waivers = (base.get("contract") or {}).get("waivers") or []
+        if ctx.base is not None:
+            base_waivers = ctx.base.waivers_in_force(contract.name, base_waivers)
         apply_waivers(found, contract.data, trusted=base_waivers, now_ms=ctx.now)
     found.sort(key=Finding.sort_key)
     return found, doc
