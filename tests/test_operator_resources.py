@@ -65,7 +65,12 @@ def test_a_typo_in_a_blue_green_template_still_fires(tmp_path: Path) -> None:
     [typo] = [f for f in findings if f["rule"] == "SW-DEPLOY-001"]
     assert "did you mean execution.checkpointing.interval?" in typo["message"]
     assert typo["line"] == line_of(repo / "contracts/deploy/bg.yaml", "intervall")
-    assert "SW-CKPT-001" in {f["rule"] for f in findings}  # and so checkpointing is off
+    # and so the interval is the operator's for last-state (5 min), not the 10s the template meant:
+    # the contract's 60s differs from it, reported at the upgradeMode line
+    [interval] = [f for f in findings if f["rule"] == "SW-CKPT-003" and f["path"] == "execution.checkpointing.interval"]
+    assert interval["evidence"]["deployment_value"] == 300_000, interval
+    assert "the Kubernetes operator's default interval" in interval["message"]
+    assert interval["line"] == line_of(repo / "contracts/deploy/bg.yaml", "upgradeMode: last-state")
 
 
 def test_a_state_snapshot_is_named_and_skipped_with_an_info(tmp_path: Path) -> None:

@@ -152,13 +152,15 @@ OPTIONS: tuple[FlinkOption, ...] = (
     FlinkOption(
         CKPT + "checkpoints-after-tasks-finish", _BOOL, True, aliases=(CKPT + "checkpoints-after-tasks-finish.enabled",)
     ),
-    FlinkOption(CKPT + "cleaner.parallel-mode", _BOOL, True),
-    FlinkOption(CKPT + "create-subdir", _BOOL, True),
+    FlinkOption(CKPT + "cleaner.parallel-mode", _BOOL, True, aliases=("state.checkpoint.cleaner.parallel-mode",)),
+    FlinkOption(CKPT + "create-subdir", _BOOL, True, aliases=("state.checkpoints.create-subdir",)),
+    FlinkOption(CKPT + "during-recovery.enabled", _BOOL, False),
+    FlinkOption(CKPT + "unaligned.recover-output-on-downstream.enabled", _BOOL, False),
     FlinkOption(CKPT + "local-backup.enabled", _BOOL, False),
     FlinkOption(CKPT + "local-backup.dirs", _STR, None, aliases=("taskmanager.state.local.root-dirs",)),
     FlinkOption(
         CKPT + "write-buffer-size",
-        _MEM,
+        _INT,  # an Integer option in Flink: "4 kb" is refused
         4096,
         aliases=("state.storage.fs.write-buffer-size", "state.backend.fs.write-buffer-size"),
     ),
@@ -186,6 +188,12 @@ OPTIONS: tuple[FlinkOption, ...] = (
         explicit_default=True,
     ),
     FlinkOption("state.changelog.enabled", _BOOL, False, aliases=("state.backend.changelog.enabled",)),
+    FlinkOption(
+        "state.changelog.periodic-materialize.enabled",
+        _BOOL,
+        True,
+        aliases=("state.backend.changelog.periodic-materialize.enabled",),
+    ),
     FlinkOption(
         "state.changelog.periodic-materialize.interval",
         _DUR,
@@ -216,7 +224,12 @@ OPTIONS: tuple[FlinkOption, ...] = (
         explicit_default=True,
     ),
     FlinkOption("execution.state-recovery.from-local", _BOOL, False, aliases=("state.backend.local-recovery",)),
-    FlinkOption("execution.state-recovery.approximate-local-recovery", _BOOL, False),
+    FlinkOption(
+        "execution.state-recovery.approximate-local-recovery",
+        _BOOL,
+        False,
+        aliases=("execution.checkpointing.approximate-local-recovery",),
+    ),
     FlinkOption("execution.state-recovery.without-channel-state.checkpoint-id", _STR, "-1"),
     # --- pipeline ---
     FlinkOption("pipeline.max-parallelism", _INT, -1, minimum=-1, explicit_default=True),

@@ -34,7 +34,8 @@ KIND_MANIFEST = "manifest"
 KIND_SQL = "sql"
 
 # Precedence classes, lowest first (see facts/deployment.py).
-RANK_CONFIG, RANK_CR, RANK_CR_FIELD, RANK_SQL = 0, 1, 2, 3
+# RANK_OPERATOR_DEFAULT: what the Kubernetes operator sets only where nothing else does (below all)
+RANK_OPERATOR_DEFAULT, RANK_CONFIG, RANK_CR, RANK_CR_FIELD, RANK_SQL = -1, 0, 1, 2, 3
 
 CR_KINDS = {
     "FlinkDeployment": KIND_DEPLOYMENT,
@@ -135,15 +136,28 @@ def mapping(value: Any) -> dict[str, Any]:
 
 
 def raw_text(value: Any, line_text: str, key: str) -> Any:
-    """The value as Flink reads it: strings as they are, other scalars as written on the line."""
+    """The value as Flink reads it: strings as they are, other scalars as written on the line.
+    The key must start a key on the line (``timeout`` is not the end of ``aligned-checkpoint-
+    timeout``) and be there once: a flow mapping (``{local-backup: {enabled: false}, unaligned:
+    {enabled: true}}``) may name it twice, and then the parsed value is written as YAML would."""
     if value is None or isinstance(value, (str, dict, list)):
         return value
-    match = re.search(re.escape(key) + _PLAIN_TOKEN, line_text)
-    if match:
-        return match.group(1)
+    matches = re.findall(r"(?:^|(?<=[\s{,'\"]))" + re.escape(key) + _PLAIN_TOKEN, line_text)
+    if len(matches) == 1:
+        return matches[0]
     if isinstance(value, bool):
         return "true" if value else "false"
     return str(value)
+
+
+def cr_bool(value: Any) -> Any:
+    """A value of a Kubernetes resource as the operator gets it: kubectl reads the manifest as
+    YAML 1.1, so a plain ``on``/``yes``/``off``/``no`` is a boolean by the time it reaches the API
+    (``true``/``false`` in the JSON; the operator's CRD since 1.13 keeps the type, and turns it into
+    that text for Flink). Other values as :func:`raw_text` gives them."""
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    return value
 
 
 class _Flattener:
@@ -172,7 +186,8 @@ class _Flattener:
                 )
             self.seen[key] = line
             text = self.lines[line - 1] if 0 < line <= len(self.lines) else ""
-            self.out.append(Assignment(key, raw_text(v, text, str(k)), line, self.rank))
+            raw = cr_bool(v) if self.rank == RANK_CR and isinstance(v, bool) else raw_text(v, text, str(k))
+            self.out.append(Assignment(key, raw, line, self.rank))
 
 
 def read_sql(text: str) -> ParsedFile:
@@ -401,7 +416,7 @@ def _read_resource(doc: YamlDocument, lines: list[str]) -> Resource:
 def _field(doc: YamlDocument, lines: list[str], path: str, value: Any) -> tuple[Any, int]:
     line = doc.marks.get(path, doc.start_line)
     text = lines[line - 1] if 0 < line <= len(lines) else ""
-    raw = raw_text(value, text, path.rsplit(".", 1)[-1])
+    raw = cr_bool(value) if isinstance(value, bool) else raw_text(value, text, path.rsplit(".", 1)[-1])
     return raw, line
 
 
@@ -446,6 +461,8 @@ def _read_spec_fields(doc: YamlDocument, spec: dict[str, Any], lines: list[str],
             res.problems.append(Problem(line, f"{written}: {error}", "invalid-value", "error", written, raw))
         elif target:
             res.assignments.append(res.job[fact])
+    if job:
+        _operator_job_defaults(doc, res, base)
     if spec.get("flinkVersion") is not None:
         raw, line = _field(doc, lines, f"{base}.flinkVersion", spec["flinkVersion"])
         res.job["flink_version"] = Assignment(f"{base}.flinkVersion", raw, line, RANK_CR_FIELD, parsed=(str(raw), None))
@@ -465,6 +482,37 @@ def _read_spec_fields(doc: YamlDocument, spec: dict[str, Any], lines: list[str],
             res.problems.append(Problem(line, f"{path}: {error}", "invalid-value", "error", path, raw))
             continue
         res.assignments.append(Assignment(target, raw, line, RANK_CR_FIELD, written=path, parsed=(value, None)))
+
+
+# The Flink Kubernetes operator's defaults for a job (FlinkConfigBuilder.applyJobConfig, for a
+# FlinkDeployment with spec.job and every FlinkSessionJob, since release 1.6): set only where the
+# effective configuration has no value, so they rank below every file and field.
+OPERATOR_LAST_STATE_INTERVAL = "5 min"  # with upgradeMode: last-state (DEFAULT_CHECKPOINTING_INTERVAL)
+OPERATOR_RETENTION = "RETAIN_ON_CANCELLATION"  # always
+
+
+def _operator_job_defaults(doc: YamlDocument, res: Resource, base: str) -> None:
+    job_line = doc.marks.get(f"{base}.job", res.anchor_line)
+    res.assignments.append(
+        Assignment(
+            "execution.checkpointing.externalized-checkpoint-retention",
+            OPERATOR_RETENTION,
+            job_line,
+            RANK_OPERATOR_DEFAULT,
+            written=f"{base}.job (the Kubernetes operator's default)",
+        )
+    )
+    mode = res.job.get("upgrade_mode")
+    if mode is not None and mode.parsed is not None and mode.parsed[0] == "last_state":
+        res.assignments.append(
+            Assignment(
+                "execution.checkpointing.interval",
+                OPERATOR_LAST_STATE_INTERVAL,
+                mode.line,
+                RANK_OPERATOR_DEFAULT,
+                written=f"{mode.written}: last-state (the Kubernetes operator's default interval)",
+            )
+        )
 
 
 def placeholder_message(key: str, found: str, line: int) -> str:
