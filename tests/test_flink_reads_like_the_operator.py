@@ -139,3 +139,34 @@ def test_flink_2_keys_the_table_lacked_are_known_and_typed(tmp_path: Path) -> No
     assert config["state.changelog.periodic-materialize.enabled"]["value"] is False
     invalid = [x for x in deployment["problems"] if x.get("code") == "invalid-value"]
     assert [x["line"] for x in invalid] == [6], invalid  # an Integer option: "4 kb" is refused
+
+
+def test_an_interval_below_10_ms_is_refused_as_flink_refuses_it(tmp_path: Path) -> None:
+    root = _repo(tmp_path, {"config.yaml": "execution.checkpointing.interval: 0\n"})
+    p = sw("check", "--no-cache", "--now", NOW, "--format", "json", cwd=root)
+    [refused] = [f for f in p.json()["findings"] if f["path"] == "execution.checkpointing.interval"]
+    assert (
+        refused["rule"] == "SW-DEPLOY-003"
+        and "below the smallest value Flink accepts here (10 ms)" in refused["message"]
+    )
+    assert "SW-CKPT-001" not in [f["rule"] for f in p.json()["findings"]]  # not "checkpointing off"
+    assert (
+        _config(_repo(tmp_path / "ok", {"config.yaml": "execution.checkpointing.interval: 10 ms\n"}))[
+            "execution.checkpointing.interval"
+        ]["value"]
+        == 10
+    )
+
+
+def test_a_duration_in_other_scripts_digits_is_refused(tmp_path: Path) -> None:
+    p = sw(
+        "facts",
+        "orders-enrichment",
+        "--now",
+        NOW,
+        cwd=_repo(tmp_path, {"config.yaml": "execution.checkpointing.timeout: ١٠s\n"}),
+    )
+    problems = p.json()["facts"]["deployment"]["problems"]
+    assert [x["code"] for x in problems if x.get("key") == "execution.checkpointing.timeout"] == ["invalid-value"], (
+        problems
+    )

@@ -77,7 +77,10 @@ class FlinkOption:
             raise FlinkValueError(f"a {self.type.value} is expected here, not a YAML {type(raw).__name__}")
         text = raw if isinstance(raw, str) else str(raw)
         if self.type is ValueType.DURATION:
-            return parse_duration_ms(text)
+            ms = parse_duration_ms(text)
+            if self.minimum is not None and ms < self.minimum:
+                raise FlinkValueError(f"{text!r} is below the smallest value Flink accepts here ({self.minimum} ms)")
+            return ms
         if self.type is ValueType.MEMORY:
             return parse_memory_bytes(text)
         if self.type is ValueType.BOOL:
@@ -104,7 +107,8 @@ CKPT = "execution.checkpointing."
 
 OPTIONS: tuple[FlinkOption, ...] = (
     # --- checkpointing (the policies read these) ---
-    FlinkOption(CKPT + "interval", _DUR, None, explicit_default=True),
+    # CheckpointConfig refuses an interval below 10 ms (MINIMAL_CHECKPOINT_TIME): the job does not start
+    FlinkOption(CKPT + "interval", _DUR, None, minimum=10, explicit_default=True),
     FlinkOption(CKPT + "mode", _ENUM, "exactly_once", choices=("EXACTLY_ONCE", "AT_LEAST_ONCE"), explicit_default=True),
     FlinkOption(CKPT + "timeout", _DUR, 600_000, explicit_default=True),
     FlinkOption(CKPT + "min-pause", _DUR, 0, explicit_default=True),

@@ -111,9 +111,11 @@ _K8S_MEMORY: dict[str, int] = {
 _ISO = re.compile(
     r"^(?P<sign>[-+]?)P(?:(?P<d>[-+]?\d+)D)?"
     r"(?P<t>T(?:(?P<h>[-+]?\d+)H)?(?:(?P<m>[-+]?\d+)M)?(?:(?P<s>[-+]?\d+)(?:[.,](?P<f>\d{0,9}))?S)?)?$",
-    re.IGNORECASE,
+    re.IGNORECASE | re.ASCII,
 )
-_LEADING_DIGITS = re.compile(r"^(\d*)(.*)$", re.DOTALL)
+# durations and memory sizes: ASCII digits only (TimeUtils and MemorySize scan for '0'..'9'; Python's
+# \d also takes other scripts' digits, "١٠s"); an int is Java's Integer.parseInt's, which takes them
+_LEADING_DIGITS = re.compile(r"^(\d*)(.*)$", re.DOTALL | re.ASCII)
 _INT = re.compile(r"^[+-]?\d+$")
 
 _DURATION_HELP = "write a number and a unit, e.g. 500 ms, 60 s, 1 min, 2 h, 1 d (no unit = ms) or ISO-8601 PT1M"
@@ -206,7 +208,7 @@ def parse_memory_bytes(text: str, *, kubernetes: bool = False) -> int:
 
 
 def _parse_k8s_quantity(text: str) -> int:
-    match = re.match(r"^\s*(\d+(?:\.\d+)?)\s*([KMGTP]i?)?\s*$", text)
+    match = re.match(r"^\s*(\d+(?:\.\d+)?)\s*([KMGTP]i?)?\s*$", text, re.ASCII)
     if not match:
         raise FlinkValueError(f"{text!r} is not a memory size; {_MEMORY_HELP} or a Kubernetes quantity (2Gi)")
     number = Decimal(match.group(1))
