@@ -170,3 +170,24 @@ def test_a_duration_in_other_scripts_digits_is_refused(tmp_path: Path) -> None:
     assert [x["code"] for x in problems if x.get("key") == "execution.checkpointing.timeout"] == ["invalid-value"], (
         problems
     )
+
+
+def test_a_legacy_flink_conf_is_not_applied_to_a_flink_2_resource(tmp_path: Path) -> None:
+    fd = DEPLOYMENT.format(extra="", mode="savepoint")
+    conf = "execution.checkpointing.interval: 30 s\nstate.backend.type: rocksdb\n"
+    p = sw(
+        "check",
+        "--no-cache",
+        "--now",
+        NOW,
+        "--format",
+        "json",
+        cwd=_repo(tmp_path, {"fd.yaml": fd, "flink-conf.yaml": conf}),
+    )
+    [ignored] = [f for f in p.json()["findings"] if f["rule"] == "SW-DEPLOY-004" and f["file"] == "flink-conf.yaml"]
+    assert ignored["severity"] == "error" and "runs Flink v2_1" in ignored["message"], ignored
+    config = _config(_repo(tmp_path / "again", {"fd.yaml": fd, "flink-conf.yaml": conf}))
+    assert config["execution.checkpointing.interval"]["default"] is True  # the flink-conf.yaml value is not applied
+    # a Flink 1.x resource still reads it
+    v1 = _config(_repo(tmp_path / "v1", {"fd.yaml": fd.replace("v2_1", "v1_20"), "flink-conf.yaml": conf}))
+    assert v1["execution.checkpointing.interval"]["value"] == 30_000

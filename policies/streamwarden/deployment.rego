@@ -288,7 +288,9 @@ deny contains f if {
 #   refuses the file: an error), a line of a legacy flink-conf.yaml that Flink 1.x cannot split
 #   at ': ' or whose key or value is empty (Flink ignores it: an error when it holds a colon),
 #   nested blocks in a legacy flink-conf.yaml (Flink 1.x ignores the block's first line and
-#   reads the indented lines as keys of their own: an error), a key set twice in one file, a
+#   reads the indented lines as keys of their own: an error), a legacy flink-conf.yaml for a
+#   resource that runs Flink 2.x (which reads config.yaml only: none of it applies, an error), a
+#   key set twice in one file, a
 #   manifest without a FlinkDeployment, FlinkSessionJob or FlinkBlueGreenDeployment, or a SQL
 #   SET statement that cannot be read. A resource of the operator's API group without Flink
 #   configuration (FlinkStateSnapshot) is named and skipped with an info finding, and so is a

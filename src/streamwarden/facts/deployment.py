@@ -49,6 +49,7 @@ from __future__ import annotations
 
 import errno
 import os
+import re
 import stat
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -302,6 +303,7 @@ class _Builder:
     def build(self, loaded: list[tuple[str, ParsedFile]]) -> dict[str, Any]:
         for display, parsed in loaded:
             self._add_file(display, parsed)
+        self._legacy_files_under_flink_2()
         anchor = self.anchor or self.fallback_anchor or {"file": loaded[0][0], "line": 1}
         config, conflicts, unknown = _merge(self.settings, self.problems, self.known_keys)
         for option in explicit_defaults():
@@ -325,6 +327,34 @@ class _Builder:
             unknown_keys=unknown,
             problems=self.problems,
         )
+
+    def _legacy_files_under_flink_2(self) -> None:
+        """A resource that runs Flink 2.x (``flinkVersion: v2_*``) never reads a legacy
+        ``flink-conf.yaml``: Flink 2 loads ``config.yaml`` only. Its settings are not applied, and
+        each such file is an error (SW-DEPLOY-004) naming the version and where it is set."""
+        version = self.job.get("flink_version") or {}
+        value = version.get("value")
+        if not isinstance(value, str) or not re.match(r"(?i)v?2[_.]", value.strip()):
+            return
+        legacy = sorted({s.file for s in self.settings if s.kind == KIND_CONF})
+        if not legacy:
+            return
+        self.settings = [s for s in self.settings if s.kind != KIND_CONF]
+        for display in legacy:
+            self.problems.append(
+                {
+                    "file": display,
+                    "line": 1,
+                    "message": (
+                        f"{display} is a legacy flink-conf.yaml, and the job runs Flink {value} "
+                        f"(flinkVersion, {version.get('file')}:{version.get('line')}), which reads config.yaml only: "
+                        "none of its settings are applied; move them to config.yaml in Flink 2's format "
+                        "(or into the resource's flinkConfiguration)"
+                    ),
+                    "code": "legacy-config-ignored",
+                    "severity": "error",
+                }
+            )
 
     def _add_file(self, display: str, parsed: ParsedFile) -> None:
         entry: dict[str, Any] = {"file": display, "kind": parsed.kind}
