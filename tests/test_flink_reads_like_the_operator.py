@@ -191,3 +191,18 @@ def test_a_legacy_flink_conf_is_not_applied_to_a_flink_2_resource(tmp_path: Path
     # a Flink 1.x resource still reads it
     v1 = _config(_repo(tmp_path / "v1", {"fd.yaml": fd.replace("v2_1", "v1_20"), "flink-conf.yaml": conf}))
     assert v1["execution.checkpointing.interval"]["value"] == 30_000
+
+
+def test_task_manager_replicas_decide_the_parallelism(tmp_path: Path) -> None:
+    text = (
+        DEPLOYMENT.format(extra="", mode="savepoint")
+        .replace('    taskmanager.numberOfTaskSlots: "2"\n', '    taskmanager.numberOfTaskSlots: "8"\n')
+        .replace("  job:\n", "  taskManager:\n    replicas: 20\n  job:\n")
+    )
+    root = _repo(tmp_path, {"fd.yaml": text})
+    p = sw("facts", "orders-enrichment", "--now", NOW, cwd=root)
+    deployment = p.json()["facts"]["deployment"]
+    parallelism = deployment["config"]["parallelism.default"]
+    assert parallelism["value"] == 160 and parallelism["line"] == 12, parallelism  # 20 replicas x 8 slots
+    [ignored] = [x for x in deployment["problems"] if x["code"] == "ignored-field"]
+    assert ignored["key"] == "spec.job.parallelism" and "= 160" in ignored["message"]

@@ -462,6 +462,7 @@ def _read_spec_fields(doc: YamlDocument, spec: dict[str, Any], lines: list[str],
         elif target:
             res.assignments.append(res.job[fact])
     if job:
+        _replicas_parallelism(doc, spec, lines, res, base)
         _operator_job_defaults(doc, res, base)
     if spec.get("flinkVersion") is not None:
         raw, line = _field(doc, lines, f"{base}.flinkVersion", spec["flinkVersion"])
@@ -489,6 +490,55 @@ def _read_spec_fields(doc: YamlDocument, spec: dict[str, Any], lines: list[str],
 # effective configuration has no value, so they rank below every file and field.
 OPERATOR_LAST_STATE_INTERVAL = "5 min"  # with upgradeMode: last-state (DEFAULT_CHECKPOINTING_INTERVAL)
 OPERATOR_RETENTION = "RETAIN_ON_CANCELLATION"  # always
+
+
+def _replicas_parallelism(doc: YamlDocument, spec: dict[str, Any], lines: list[str], res: Resource, base: str) -> None:
+    """``spec.taskManager.replicas`` decides the job's parallelism: the operator sets
+    ``parallelism.default`` to replicas x ``taskmanager.numberOfTaskSlots`` and ignores
+    ``spec.job.parallelism`` (FlinkConfigBuilder.getParallelism). The slots are the resource's
+    ``flinkConfiguration``'s (Flink's default: 1)."""
+    replicas = mapping(spec.get("taskManager")).get("replicas")
+    if replicas is None:
+        return
+    written = f"{base}.taskManager.replicas"
+    raw, line = _field(doc, lines, written, replicas)
+    if _placeholder_problem(res, written, raw, line):
+        return
+    count, error = _parse_spec(lambda r: parse_int(r, minimum=1), raw)
+    if error:
+        res.problems.append(Problem(line, f"{written}: {error}", "invalid-value", "error", written, raw))
+        return
+    slots_raw = next(
+        (a.raw for a in reversed(res.assignments) if a.key == "taskmanager.numberOfTaskSlots" and a.rank == RANK_CR), 1
+    )
+    slots, slots_error = _parse_spec(lambda r: parse_int(r, minimum=1), slots_raw)
+    if slots_error or placeholder(slots_raw):
+        return  # reported (or left to deploy time) where the slots are written
+    parallelism = count * slots
+    res.assignments = [a for a in res.assignments if a.key != "parallelism.default"]
+    job_parallelism = res.job.get("parallelism")
+    res.assignments.append(
+        Assignment(
+            "parallelism.default",
+            str(parallelism),
+            line,
+            RANK_CR_FIELD,
+            written=f"{written} x taskmanager.numberOfTaskSlots ({count} x {slots})",
+            parsed=(parallelism, None),
+        )
+    )
+    if job_parallelism is not None:
+        res.problems.append(
+            Problem(
+                job_parallelism.line,
+                f"{job_parallelism.written} is ignored: with {written} set, the operator runs the job at "
+                f"replicas x taskmanager.numberOfTaskSlots = {parallelism}",
+                "ignored-field",
+                "warning",
+                job_parallelism.written,
+                job_parallelism.raw,
+            )
+        )
 
 
 def _operator_job_defaults(doc: YamlDocument, res: Resource, base: str) -> None:
