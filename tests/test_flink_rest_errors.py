@@ -257,10 +257,12 @@ def test_answers_of_the_wrong_shape_do_not_crash(fake: FakeFlink) -> None:
     fake.routes[f"/jobs/{JID}/checkpoints"] = (200, ["not", "an", "object"])
     fake.routes[f"/jobs/{JID}/checkpoints/config"] = (200, {"interval": "soon", "mode": 7})
     facts = gather(fake)
-    assert facts["checkpoints"]["available"] is True and facts["checkpoints"]["history"] == []
+    # not Flink's answer: unavailable (SW-FACT-001), never "no checkpoints" (a gate would allow)
+    assert facts["checkpoints"]["available"] is False
+    assert "no 'counts' and 'latest' objects" in facts["checkpoints"]["error"]
     assert facts["checkpoint_config"]["interval"] is None and facts["checkpoint_config"]["mode"] is None
     fake.routes["/jobs/overview"] = (200, {"status": "ok"})
-    assert_unavailable(gather(fake), "without a jobs list")
+    assert_unavailable(gather(fake), "answered JSON of an unexpected shape (no jobs list)")
 
 
 # ------------------------------------------------------------------------- reachability, auth, timeouts

@@ -117,17 +117,21 @@ class _Gatherer:
         if err is not None:
             return [unavailable(err.message) for _ in names]
         version = config.get("flink-version") if isinstance(config, dict) else None
-        jobs = sec.overview_jobs(overview)
-        if not isinstance(overview, dict) or not isinstance(overview.get("jobs"), list):
-            error = f"{self.url}/jobs/overview answered JSON without a jobs list: is rest_url the Flink REST endpoint?"
+        problem = sec.overview_problem(overview)
+        if problem is not None:
+            error = (
+                f"{self.url}/jobs/overview answered JSON of an unexpected shape ({problem}): "
+                "is rest_url the Flink REST endpoint?"
+            )
             return [unavailable(error) for _ in names]
+        jobs = sec.overview_jobs(overview)
         out = [self._base(name, jobs, version) for name in names]
         found = [i for i, f in enumerate(out) if f["job_found"]]
         raw = self._sections([out[i]["job_id"] for i in found])
         vanished = [k for k, i in enumerate(found) if _not_found(raw[k]["job"])]
         if vanished:  # a job listed a moment ago is gone: read the overview again, once
             again, err = self.get("/jobs/overview")
-            jobs = sec.overview_jobs(again) if err is None else jobs
+            jobs = sec.overview_jobs(again) if err is None and sec.overview_problem(again) is None else jobs
             for k in vanished:
                 out[found[k]] = self._base(names[found[k]], jobs, version)
             redo = [k for k in vanished if out[found[k]]["job_found"]]
@@ -247,6 +251,8 @@ def _section(result: _Result, normalize: Any) -> dict[str, Any]:
         return sec.missing(err.message)
     try:
         out: dict[str, Any] = normalize(doc)
+    except sec.ShapeError as exc:
+        return sec.missing(f"an answer of an unexpected shape: {exc}")
     except (TypeError, ValueError, AttributeError) as exc:  # an answer of an unexpected shape
         return sec.missing(f"unexpected answer shape ({type(exc).__name__})")
     return out

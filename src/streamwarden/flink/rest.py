@@ -15,7 +15,9 @@ import base64
 import contextlib
 import http.client
 import json
+import math
 import os
+import re
 import socket
 import ssl
 import threading
@@ -76,12 +78,17 @@ class RestSettings:
 
 
 def display_url(url: str) -> str:
-    """The URL without user info (``https://user:pw@host`` -> ``https://host``)."""
-    parts = urllib.parse.urlsplit(url)
-    host = parts.hostname or ""
+    """The URL without user info (``https://user:pw@host`` -> ``https://host``); a URL that does
+    not parse (a server's redirect to port 99999999, a broken IPv6 literal) is named as such."""
+    try:
+        parts = urllib.parse.urlsplit(url)
+        host = parts.hostname or ""
+        port = parts.port
+    except ValueError:
+        return "a URL that does not parse"
     if ":" in host:
         host = f"[{host}]"
-    netloc = f"{host}:{parts.port}" if parts.port else host
+    netloc = f"{host}:{port}" if port else host
     return urllib.parse.urlunsplit((parts.scheme, netloc, parts.path, "", "")).rstrip("/")
 
 
@@ -232,6 +239,10 @@ class FlinkRestClient:
                 with self._opener.open(req, timeout=self.settings.timeout_s) as resp:
                     body = self._read(resp, shown)
                     ctype = resp.headers.get("Content-Type", "")
+            except urllib.error.HTTPError as exc:
+                # an error's body is read under the same deadline: a server that drips it one
+                # byte at a time must not hold the run past the timeout
+                raise self._http_error(exc, shown) from None
             finally:
                 watch.cancel()
         except Exception as exc:
@@ -274,7 +285,7 @@ class FlinkRestClient:
 
     def _parse(self, body: bytes, ctype: str, shown: str) -> Any:
         try:
-            doc = json.loads(body.decode("utf-8"))
+            doc = loads_server_json(body.decode("utf-8"))
         except RecursionError:
             doc = _TOO_DEEP
         except (UnicodeDecodeError, json.JSONDecodeError) as exc:
@@ -448,11 +459,50 @@ class _DeadlineHTTPSHandler(urllib.request.HTTPSHandler):
         return self.do_open(_deadline_connection(http.client.HTTPSConnection, watch), req, context=self._ctx)
 
 
+def loads_server_json(text: str) -> Any:
+    """JSON from a server, as Java could have meant it: a non-finite number (``NaN``,
+    ``Infinity``, ``1e999``) and an integer outside Java's ``long`` are null (a value no Flink
+    field holds: the section's normalizer treats it as missing), and a lone surrogate escape
+    (``"\\ud800"``) in a string is U+FFFD. No such value reaches the policies, the reports or a
+    JSON document streamwarden prints."""
+    doc = json.loads(text, parse_constant=_none, parse_float=_finite, parse_int=_java_long)
+    return _valid_unicode(doc) if "\\u" in text else doc
+
+
+def _none(_: str) -> None:
+    return None
+
+
+def _finite(text: str) -> float | None:
+    value = float(text)
+    return value if math.isfinite(value) else None
+
+
+def _java_long(text: str) -> int | None:
+    if len(text.lstrip("-")) > 19:
+        return None
+    value = int(text)
+    return value if -(2**63) <= value < 2**63 else None
+
+
+_SURROGATE = re.compile("[\ud800-\udfff]")  # in a str, a surrogate is always a lone one
+
+
+def _valid_unicode(value: Any) -> Any:
+    if isinstance(value, str):
+        return _SURROGATE.sub("\ufffd", value)
+    if isinstance(value, dict):
+        return {_valid_unicode(k): _valid_unicode(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_valid_unicode(v) for v in value]
+    return value
+
+
 def _flink_errors(body: bytes) -> str:
     """Flink's error body ``{"errors": ["..."]}``: the first line of the first error."""
     try:
-        doc = json.loads(body.decode("utf-8"))
-    except (UnicodeDecodeError, json.JSONDecodeError):
+        doc = loads_server_json(body.decode("utf-8"))
+    except (UnicodeDecodeError, ValueError, RecursionError):
         return ""
     errors = doc.get("errors") if isinstance(doc, dict) else None
     if isinstance(errors, list) and errors and isinstance(errors[0], str):

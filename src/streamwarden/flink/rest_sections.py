@@ -15,6 +15,7 @@ are kept. Text is scrubbed of secrets before it is cut to ``MESSAGE_LIMIT``.
 from __future__ import annotations
 
 import math
+import urllib.parse
 from collections.abc import Callable
 from typing import Any
 
@@ -129,6 +130,39 @@ def _list(x: Any) -> list[Any]:
 
 
 # -- /jobs/overview ---------------------------------------------------------------------------
+def _location(x: Any) -> str | None:
+    """A checkpoint's or savepoint's location as a Flink server names it, without what a reader
+    would take from the URI besides the bucket and path: ``user:password@`` and a query string
+    (pyarrow reads ``?endpoint_override=host&scheme=http`` as the endpoint it signs requests to).
+    A location read later (``gate``, ``evidence``) is the store's, at the endpoint the environment
+    configures, never one a server chose."""
+    text = _str(x)
+    if text is None or "://" not in text:
+        return text
+    try:
+        parts = urllib.parse.urlsplit(text)
+    except ValueError:
+        return None
+    return urllib.parse.urlunsplit((parts.scheme, parts.netloc.rpartition("@")[2], parts.path, "", ""))
+
+
+class ShapeError(ValueError):
+    """An answer that is JSON, but not of the shape Flink gives: the section is unavailable."""
+
+
+def overview_problem(doc: Any) -> str | None:
+    """What makes a ``/jobs/overview`` answer unusable (None when Flink could have written it): a
+    jobs list whose every entry is an object with a ``jid`` and a ``name`` string. An entry of
+    another shape is not skipped: the job it stands for could be the contract's, and reading
+    "not running" into it would let a gate allow a restore."""
+    if not isinstance(doc, dict) or not isinstance(doc.get("jobs"), list):
+        return "no jobs list"
+    for i, j in enumerate(doc["jobs"]):
+        if not isinstance(j, dict) or not isinstance(j.get("jid"), str) or not isinstance(j.get("name"), str):
+            return f"jobs[{i}] is not a job with a jid and a name"
+    return None
+
+
 def overview_jobs(doc: Any) -> list[dict[str, Any]]:
     """``{"jobs": [...]}`` as [{id, name, state, start_time}], newest first."""
     out = []
@@ -255,6 +289,11 @@ def _backend(cls: str | None) -> str | None:
 
 # -- /jobs/:id/checkpoints -------------------------------------------------------------------
 def checkpoints(doc: Any, scrub: Callable[[str], str]) -> dict[str, Any]:
+    # Flink always answers with the "counts" and "latest" objects (empty history or not): anything
+    # else is not Flink's answer, and "no checkpoints" must not be read into it (a gate would let a
+    # restore through); the ValueError makes the section unavailable (SW-FACT-001)
+    if not isinstance(doc, dict) or not isinstance(doc.get("counts"), dict) or not isinstance(doc.get("latest"), dict):
+        raise ShapeError("no 'counts' and 'latest' objects")
     d = _dict(doc)
     counts = _dict(d.get("counts"))
     latest = _dict(d.get("latest"))
@@ -270,7 +309,7 @@ def checkpoints(doc: Any, scrub: Callable[[str], str]) -> dict[str, Any]:
                 "id": _int(restored.get("id")),
                 "restore_timestamp": _nonneg(restored.get("restore_timestamp")),
                 "is_savepoint": _bool(restored.get("is_savepoint")),
-                "external_path": _str(restored.get("external_path")),
+                "external_path": _location(restored.get("external_path")),
             }
             if restored
             else None,
@@ -302,7 +341,7 @@ def _entry(x: Any, scrub: Callable[[str], str]) -> dict[str, Any] | None:
         "num_acknowledged_subtasks": _int(e.get("num_acknowledged_subtasks")),
     }
     if "external_path" in e or "discarded" in e:
-        out["external_path"] = _str(e.get("external_path"))
+        out["external_path"] = _location(e.get("external_path"))
         out["discarded"] = _bool(e.get("discarded"))
     if "failure_message" in e or "failure_timestamp" in e:
         out["failure_timestamp"] = _nonneg(e.get("failure_timestamp"))

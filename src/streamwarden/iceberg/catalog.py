@@ -50,6 +50,8 @@ def secret_values(props: Mapping[str, Any]) -> list[str]:
         value = str(v)
         if _SECRET_KEY.search(str(k)) and len(value) > 2:
             out.append(value)
+            # "Bearer <token>", "Basic <b64>": a server may echo the token alone
+            out += [part for part in value.split()[1:] if len(part) > 2] if " " in value.strip() else []
             secret_part = value.split(":", 1)[1] if ":" in value and "://" not in value else ""
             out += [secret_part] if len(secret_part) > 2 else []  # client_id:client_secret
         if "://" in value:
