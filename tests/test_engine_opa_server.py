@@ -386,8 +386,10 @@ def test_a_lone_surrogate_is_refused_as_the_embedded_engine_refuses_it(shared_op
     assert "not valid Unicode (at input.facts.flink.error)" in str(opa["message"])
 
 
-def test_check_engine_opa_refuses_a_servers_lone_surrogate_as_regorus_does(shared_opa: FakeOpa, tmp_path: Path) -> None:
-    # a Flink REST answer with JSON's escape of a lone surrogate in a vertex name, through the CLI
+def test_check_engine_opa_reads_a_servers_lone_surrogate_as_regorus_does(shared_opa: FakeOpa, tmp_path: Path) -> None:
+    # a Flink REST answer with JSON's escape of a lone surrogate in a vertex name, through the CLI:
+    # the gatherer reads it as U+FFFD (flink.rest.loads_server_json), so neither engine has an
+    # invalid document to refuse, and both give the same findings (it was exit 2 for both)
     from tests.fake_flink import JID, fake_flink, job
     from tests.test_hostile_servers import project, run
 
@@ -398,7 +400,7 @@ def test_check_engine_opa_refuses_a_servers_lone_surrogate_as_regorus_does(share
         cwd = project(tmp_path, fake)
         regorus = run("check", "--env", "prod", "--format", "json", cwd=cwd)
         opa = run("check", "--env", "prod", "--format", "json", "--engine", "opa", "--opa-url", shared_opa.url, cwd=cwd)
-    assert regorus.code == opa.code == 2, (regorus, opa)
-    assert "pipeline 'orders' has text that is not valid Unicode (at input.facts.flink" in opa.stderr, opa
-    assert opa.stderr == regorus.stderr
+    assert regorus.code == opa.code and regorus.code in (0, 1), (regorus, opa)
+    assert sorted(f["rule"] for f in opa.json()["findings"]) == sorted(f["rule"] for f in regorus.json()["findings"])
+    assert "not valid Unicode" not in opa.output + regorus.output
     assert "internal error" not in opa.output
