@@ -27,6 +27,7 @@ from streamwarden.facts.source import GatherContext, available, not_configured, 
 from streamwarden.flink.savepoint_bytes import MAX_METADATA_BYTES
 from streamwarden.flink.savepoint_metadata import CheckpointMetadata, MetadataError, parse_metadata
 from streamwarden.flink.uids import closest_uid, declared_uids
+from streamwarden.flink.values import bare_location
 
 METADATA = "_metadata"
 OBJECT_STORES = {
@@ -73,12 +74,10 @@ class LoadedSavepoint:
 
 def display_location(location: str) -> str:
     """The location without ``user:password@`` and without a query string (signed URLs)."""
-    parts = urllib.parse.urlsplit(location)
-    if not parts.scheme or len(parts.scheme) == 1:  # a plain path (or a Windows drive letter)
-        return location
-    host = parts.hostname or ""
-    netloc = f"{host}:{parts.port}" if parts.port else host
-    return urllib.parse.urlunsplit((parts.scheme, netloc, parts.path, "", ""))
+    try:
+        return bare_location(location)
+    except ValueError:  # a port that is no number, a broken IPv6 literal
+        return secrets.scrub(location)
 
 
 def normalize_pointer(location: str) -> str:

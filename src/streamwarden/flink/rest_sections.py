@@ -15,9 +15,10 @@ are kept. Text is scrubbed of secrets before it is cut to ``MESSAGE_LIMIT``.
 from __future__ import annotations
 
 import math
-import urllib.parse
 from collections.abc import Callable
 from typing import Any
+
+from streamwarden.flink.values import bare_location
 
 # Flink's "no periodic checkpoints" interval (Long.MAX_VALUE).
 DISABLED_INTERVAL = 9_223_372_036_854_775_807
@@ -131,19 +132,16 @@ def _list(x: Any) -> list[Any]:
 
 # -- /jobs/overview ---------------------------------------------------------------------------
 def _location(x: Any) -> str | None:
-    """A checkpoint's or savepoint's location as a Flink server names it, without what a reader
-    would take from the URI besides the bucket and path: ``user:password@`` and a query string
-    (pyarrow reads ``?endpoint_override=host&scheme=http`` as the endpoint it signs requests to).
-    A location read later (``gate``, ``evidence``) is the store's, at the endpoint the environment
-    configures, never one a server chose."""
+    """A checkpoint's or savepoint's location as a Flink server names it, bare (``values.
+    bare_location``: no credentials, no query): a location read later (``gate``, ``evidence``) is
+    the store's, at the endpoint the environment configures, never one a server chose."""
     text = _str(x)
-    if text is None or "://" not in text:
+    if text is None or "://" not in text:  # a path, or Flink's own "file:/..." form: as Flink wrote it
         return text
     try:
-        parts = urllib.parse.urlsplit(text)
+        return bare_location(text)
     except ValueError:
         return None
-    return urllib.parse.urlunsplit((parts.scheme, parts.netloc.rpartition("@")[2], parts.path, "", ""))
 
 
 class ShapeError(ValueError):

@@ -20,6 +20,7 @@ Every parser raises :class:`FlinkValueError` with a message a user can act on.
 from __future__ import annotations
 
 import re
+import urllib.parse
 from collections.abc import Iterable, Mapping
 from decimal import Decimal
 
@@ -268,3 +269,18 @@ def parse_name(text: str, names: Mapping[str, str], *, allow_class: bool = True)
         return raw  # a fully qualified factory class: kept verbatim
     expected = ", ".join(sorted(set(names.values())))
     raise FlinkValueError(f"{text!r} is not one of {expected} (or a factory class name)")
+
+
+def bare_location(location: str) -> str:
+    """A checkpoint or savepoint location without ``user:password@`` and without a query string
+    (a signed URL's, or ``?endpoint_override=host&scheme=http``, which pyarrow reads as the endpoint
+    it signs requests to): what is shown, and what a server-named location is read as. A plain path
+    (or a Windows drive letter) is itself. Raises ValueError for a URL that does not parse."""
+    parts = urllib.parse.urlsplit(location)
+    if not parts.scheme or len(parts.scheme) == 1:
+        return location
+    host = parts.hostname or ""
+    if ":" in host:
+        host = f"[{host}]"
+    netloc = f"{host}:{parts.port}" if parts.port else host
+    return urllib.parse.urlunsplit((parts.scheme, netloc, parts.path, "", ""))
