@@ -141,9 +141,9 @@ def test_server_strings_in_the_facts_are_scrubbed(tmp_path: Path, fake: FakeFlin
 # ----------------------------------------------------------------------------- no stall, no exhaustion
 
 
-def drip(h: BaseHTTPRequestHandler) -> None:
+def drip(h: BaseHTTPRequestHandler, status: int = 200) -> None:
     """Headers at once, then one byte every 0.5 s for at most 40 s (or until the client hangs up)."""
-    h.send_response(200)
+    h.send_response(status)
     h.send_header("Content-Type", "application/json")
     h.send_header("Content-Length", "80")
     h.end_headers()
@@ -160,10 +160,14 @@ def drip(h: BaseHTTPRequestHandler) -> None:
         time.sleep(0.5)
 
 
-def test_a_server_that_drips_its_answer_is_cut_at_the_request_deadline(tmp_path: Path, fake: FakeFlink) -> None:
+@pytest.mark.parametrize("status", [200, 500])
+def test_a_server_that_drips_its_answer_is_cut_at_the_request_deadline(
+    tmp_path: Path, fake: FakeFlink, status: int
+) -> None:
     """``timeout`` bounds the whole answer, not each read: a byte every 0.5 s never let a 2 s
-    socket timeout expire, and the run lasted as long as the server dripped."""
-    fake.routes["/jobs/overview"] = drip
+    socket timeout expire, and the run lasted as long as the server dripped. An error's body (500)
+    too: the deadline was cancelled before it was read (~18 hours at a byte a second)."""
+    fake.routes["/jobs/overview"] = lambda h: drip(h, status)
     cwd = project(tmp_path, fake)
     started = time.monotonic()
     p = run("check", "--env", "prod", "--format", "json", cwd=cwd)
