@@ -1,11 +1,13 @@
 """Hostile Flink REST answers an audit found the CLI mishandling, each through the real CLI against
-the stand-in server of tests/fake_flink.py (a real Flink cannot be made to answer these; an error
-body dripped a byte at a time is tests/test_hostile_servers.py's dripping-server test):
-``NaN``/``Infinity``/``1e999`` and integers beyond Java's ``long`` (an internal error, or ``facts``
-printing invalid JSON), a lone surrogate escape in a string (``facts`` crashed; every live check
-refused), a checkpoints or overview answer of the wrong shape (read as "no checkpoints" / "not running": the gate allowed),
-an unparseable redirect target and a 5,000-digit number (Python's internals in the message).
-Each test fails on the build before this one."""
+the stand-in server of tests/fake_flink.py (a real Flink cannot be made to answer these):
+``NaN``/``Infinity``/``1e999`` and integers beyond Java's ``long`` (an internal error, or
+``facts`` printing invalid JSON), a lone surrogate escape in a string (``facts`` crashed; every
+live check refused), a checkpoints or overview answer of the wrong shape (read as "no
+checkpoints" / "not running": the gate allowed), an unparseable redirect target and a
+5,000-digit number (Python's internals in the message), a checkpoint location that names the
+object store's endpoint. An error body dripped a byte at a time is tests/test_hostile_servers.py's
+dripping-server test at status 500. Each test fails on the build before this one, but the
+backpressure test, which guards NaN ratios that were read right before."""
 
 from __future__ import annotations
 
