@@ -401,8 +401,12 @@ def test_ckpt_001_without_interval_is_not_repeated_by_ckpt_003(repo: Repo, engin
 
 
 def test_sql_set_overrides_the_config_and_is_cited(repo: Repo, engine: Any) -> None:
-    with repo.path("deploy/sql/job.sql").open("a") as fh:
-        fh.write("\nSET 'execution.checkpointing.interval' = '2 min';\n")
+    # before the job (a SET after it applies to nothing: tests/test_sql_statement_order.py)
+    repo.edit(
+        "deploy/sql/job.sql",
+        "EXECUTE STATEMENT SET BEGIN",
+        "SET 'execution.checkpointing.interval' = '2 min';\nEXECUTE STATEMENT SET BEGIN",
+    )
     facts = repo.facts(SETUPS["legacy+sql"])
     f = only(evaluate(engine, facts), "SW-CKPT-003")
     assert (f["file"], f["line"]) == ("contracts/deploy/sql/job.sql", repo.line_of("deploy/sql/job.sql", "'2 min'"))
@@ -772,10 +776,12 @@ def test_facts_document_shape_is_json(repo: Repo) -> None:
         "anchor",
         "config",
         "job",
+        "jobs",
         "conflicts",
         "unknown_keys",
         "problems",
     }
+    assert facts["jobs"] == []  # no SQL script runs a job: `config` is the one configuration
     assert json.loads(json.dumps(facts)) == facts
     for key, entry in facts["config"].items():
         assert {"value", "raw", "key", "file", "line", "kind", "default"} <= set(entry), key

@@ -23,11 +23,11 @@ _dep_reasons := sort([r | some r in data.streamwarden.deployment.checkpointing_r
 
 _dep_ckpt_settings := data.streamwarden.deployment.ckpt_settings
 
-_dep_checkpointing_on if data.streamwarden.deployment.repo_checkpointing_on
+_dep_views := data.streamwarden.deployment.views
 
 # SW-CKPT-001 (repository side): the deployment does not checkpoint although it must.
 deny contains f if {
-	e := dep.setting("execution.checkpointing.interval")
+	some e in dep.settings("execution.checkpointing.interval")
 	dep.checkpointing_off(e) # first: the reasons are messages, built only when checkpointing is off
 	count(_dep_reasons) > 0
 	f := dep.finding(
@@ -72,10 +72,11 @@ _dep_interval_hint := sprintf(" to the contract's %s", [lib.fmt_ms(input.contrac
 deny contains f if {
 	some s in _dep_ckpt_settings
 	want := input.contract.checkpoint[s.setting]
-	e := dep.setting(s.key)
+	some v in _dep_views
+	e := v[s.key]
 	want != e.value # most settings agree: stop before the function calls
 	not dep.same_setting(s.setting, want, e.value)
-	not dep.covered_by_ckpt001(s, e)
+	not dep.covered_by_ckpt001(s, e, v)
 	f := dep.finding(
 		"SW-CKPT-003", s.key, e,
 		sprintf(
@@ -88,7 +89,7 @@ deny contains f if {
 
 # SW-CKPT-004 (repository side): checkpoints kept in JobManager memory.
 deny contains f if {
-	e := dep.setting("execution.checkpointing.storage")
+	some e in dep.settings("execution.checkpointing.storage")
 	e.value == "jobmanager"
 	f := dep.finding(
 		"SW-CKPT-004", "execution.checkpointing.storage", e,
@@ -99,7 +100,7 @@ deny contains f if {
 
 # SW-CKPT-004 (repository side): a checkpoint directory on local disk.
 deny contains f if {
-	e := dep.setting("execution.checkpointing.dir")
+	some e in dep.settings("execution.checkpointing.dir")
 	is_string(e.value)
 	reason := dep.nondurable(e.value)
 	f := dep.finding(
@@ -111,12 +112,12 @@ deny contains f if {
 
 # SW-CKPT-004 (repository side): checkpointing on, but no checkpoint directory.
 deny contains f if {
-	e := dep.setting("execution.checkpointing.dir")
+	some v in _dep_views
+	e := v["execution.checkpointing.dir"]
 	e.value == null
-	_dep_checkpointing_on
+	dep.view_checkpointing_on(v)
 	count(_dep_reasons) > 0
-	storage := dep.setting("execution.checkpointing.storage")
-	storage.value != "jobmanager"
+	v["execution.checkpointing.storage"].value != "jobmanager"
 	f := dep.finding(
 		"SW-CKPT-004", "execution.checkpointing.dir", e,
 		"checkpointing is on in the deployment but execution.checkpointing.dir is not set: Flink then keeps checkpoints in JobManager memory; set it to a durable URI such as s3://, gs://, abfs:// or hdfs://",
@@ -136,7 +137,7 @@ _dep_retain_reasons contains "the contract declares checkpoint.externalized reta
 
 # SW-CKPT-005 (repository side)
 deny contains f if {
-	e := dep.setting("execution.checkpointing.externalized-checkpoint-retention")
+	some e in dep.settings("execution.checkpointing.externalized-checkpoint-retention")
 	e.value != "retain_on_cancellation"
 	count(_dep_retain_reasons) > 0
 	reasons := sort([r | some r in _dep_retain_reasons])
@@ -162,7 +163,7 @@ _dep_retained_needed contains 2 if lib.positive(input.contract.retention.rollbac
 warn contains f if {
 	count(_dep_retained_needed) > 0
 	needed := max(_dep_retained_needed)
-	e := dep.setting("execution.checkpointing.num-retained")
+	some e in dep.settings("execution.checkpointing.num-retained")
 	e.value < needed
 	f := dep.finding(
 		"SW-CKPT-006", "execution.checkpointing.num-retained", e,
@@ -173,7 +174,7 @@ warn contains f if {
 
 # SW-CKPT-007 (repository side)
 deny contains f if {
-	e := dep.setting("execution.checkpointing.mode")
+	some e in dep.settings("execution.checkpointing.mode")
 	e.value == "at_least_once"
 	count(exactly_once_sinks) > 0
 	f := dep.finding(
@@ -185,7 +186,7 @@ deny contains f if {
 
 # SW-CKPT-008 (repository side): unlimited, or above the contract's tolerable_failures.
 warn contains f if {
-	e := dep.setting("execution.checkpointing.tolerable-failed-checkpoints")
+	some e in dep.settings("execution.checkpointing.tolerable-failed-checkpoints")
 	why := _dep_tolerable_excess(e.value)
 	f := dep.finding(
 		"SW-CKPT-008", "execution.checkpointing.tolerable-failed-checkpoints", e,

@@ -268,3 +268,43 @@ test_dep_ckpt_008_quiet_at_or_below_the_contract if {
 	in32 := dep.fx_input(contract, {key: dep.fx_set(key, 10, 20)})
 	count(dep.fx_of("SW-CKPT-008", warn)) == 0 with input as in32
 }
+
+# --- SQL scripts with several jobs: each selected job is judged on what it sees ------------------
+
+test_dep_ckpt_003_each_job_is_judged if {
+	a := dep.fx_set("execution.checkpointing.interval", 60000, 1)
+	b := dep.fx_set("execution.checkpointing.interval", 300000, 4)
+	inp := dep.fx_jobs_input(dep.fx_contract, [
+		[true, {"execution.checkpointing.interval": a}],
+		[true, {"execution.checkpointing.interval": b}],
+	])
+	fs := deny with input as inp
+	[f] := dep.fx_of("SW-CKPT-003", fs)
+	f.line == 4
+	f.value == 300000
+}
+
+test_dep_ckpt_003_a_job_not_selected_is_not_judged if {
+	a := dep.fx_set("execution.checkpointing.interval", 60000, 1)
+	b := dep.fx_set("execution.checkpointing.interval", 300000, 4)
+	inp := dep.fx_jobs_input(dep.fx_contract, [
+		[true, {"execution.checkpointing.interval": a}],
+		[false, {"execution.checkpointing.interval": b}],
+	])
+	count(dep.fx_of("SW-CKPT-003", deny)) == 0 with input as inp
+}
+
+test_dep_ckpt_001_and_004_per_job if {
+	# the first job does not checkpoint (SW-CKPT-001 there); the second checkpoints without a
+	# directory (SW-CKPT-004 missing): each fact is taken from the job's own configuration
+	off := dep.fx_default("execution.checkpointing.interval", null)
+	no_dir := dep.fx_default("execution.checkpointing.dir", null)
+	inp := dep.fx_jobs_input(dep.fx_contract, [
+		[true, {"execution.checkpointing.interval": off, "execution.checkpointing.dir": no_dir}],
+		[true, {"execution.checkpointing.dir": no_dir}],
+	])
+	fs := deny with input as inp
+	count(dep.fx_of("SW-CKPT-001", fs)) == 1
+	[missing] := [f | some f in dep.fx_of("SW-CKPT-004", fs); f.evidence.reason == "missing"]
+	missing.path == "execution.checkpointing.dir"
+}

@@ -19,18 +19,24 @@ facts := object.get(object.get(input, "facts", {}), "deployment", {})
 # The deployment files could be read (SW-FACT-001 reports when they could not).
 available if facts.available == true
 
-# setting(key): the effective entry of a Flink 2.x key, set or defaulted, when its value parsed
-# (an unparseable value is SW-DEPLOY-003's, and no other rule guesses at it) and is not a
-# placeholder filled in at deploy time (${VAR}, {{ .Values.x }}: SW-DEPLOY-004 names it, info).
-# the settings the policies can read (not an error, not a placeholder), gathered once per evaluation
-usable_settings := {k: e |
-	available
-	some k, e in facts.config
-	not e.error
-	not e.placeholder
-}
+# The configurations the rules judge. A SQL script is read in statement order: each job it runs
+# sees the SETs before it (facts.jobs), and each job this contract's job is (selected) is judged
+# on its own configuration, so two jobs that see different settings are both judged. Without SQL
+# jobs there is one effective configuration (facts.config).
+configs := cs if {
+	cs := [j.config | some j in object.get(facts, "jobs", []); j.selected == true]
+	count(cs) > 0
+} else := [object.get(facts, "config", {})]
 
-setting(key) := usable_settings[key]
+# views: for each judged configuration, the entries the policies can read, gathered once per
+# evaluation: a Flink 2.x key's effective entry, set or defaulted, when its value parsed (an
+# unparseable value is SW-DEPLOY-003's, and no other rule guesses at it) and is not a placeholder
+# filled in at deploy time (${VAR}, {{ .Values.x }}: SW-DEPLOY-004 names it, info). A rule that
+# reads several keys together takes them from one view.
+views := [{k: e | some k, e in c; not e.error; not e.placeholder} | available; some c in configs]
+
+# settings(key): the entries of a key across the views (one when the jobs agree, or without jobs).
+settings(key) := {e | some v in views; e := v[key]}
 
 # Where a finding about entry e points: the line that sets it, or, for a key the repository
 # leaves unset, the place that should set it (the CR's flinkConfiguration, or the first file).
@@ -107,10 +113,11 @@ checkpointing_off(e) if {
 	e.value <= 0
 }
 
-repo_checkpointing_off if checkpointing_off(setting("execution.checkpointing.interval"))
+# A view (one judged configuration) that does not checkpoint / that does.
+view_checkpointing_off(v) if checkpointing_off(v["execution.checkpointing.interval"])
 
-repo_checkpointing_on if {
-	e := setting("execution.checkpointing.interval")
+view_checkpointing_on(v) if {
+	e := v["execution.checkpointing.interval"]
 	not checkpointing_off(e)
 }
 
@@ -132,15 +139,15 @@ same_setting("tolerable_failures", a, b) if {
 	lib.unlimited_failures(b)
 }
 
-# SW-CKPT-003 stays quiet where SW-CKPT-001 already says the repository does not checkpoint:
+# SW-CKPT-003 stays quiet where SW-CKPT-001 already says the configuration v does not checkpoint:
 # for the interval itself, and for settings left at Flink's default that only matter once it does.
-covered_by_ckpt001(s, _) if {
-	repo_checkpointing_off
+covered_by_ckpt001(s, _, v) if {
+	view_checkpointing_off(v)
 	s.setting == "interval"
 }
 
-covered_by_ckpt001(_, e) if {
-	repo_checkpointing_off
+covered_by_ckpt001(_, e, v) if {
+	view_checkpointing_off(v)
 	e.default == true
 }
 
@@ -171,17 +178,21 @@ auto_max_parallelism(p) := min({max({x, 128}), 32768}) if {
 # title: Deployment files should only set keys Flink knows
 # description: |
 #   Flink ignores configuration keys it does not know, silently: a typo such as
-#   execution.checkpointing.intervall leaves the real setting at its default. Fires for each
-#   key in a deployment file (config.yaml, flink-conf.yaml, a CR's flinkConfiguration, a SQL
-#   SET) that is not a Flink key streamwarden knows, under the namespaces it checks
-#   (execution.checkpointing, state, pipeline, restart-strategy, execution.state-recovery) or
-#   with an unknown first segment. Keys of namespaces streamwarden does not type (kubernetes,
-#   metrics, table, high-availability, ...) are accepted.
+#   execution.checkpointing.intervall (or execution.checkpoints.dir) leaves the real setting at its
+#   default. Fires for each key in a deployment file (config.yaml, flink-conf.yaml, a CR's
+#   flinkConfiguration, a SQL SET) that is not a key of Flink 1.15 to 2.3 (the key sets of Flink's
+#   option classes, with their deprecated names), of the Kubernetes operator, the autoscaler or
+#   Stateful Functions, nor below a namespace whose names the user chooses (a metric reporter's
+#   metrics.reporter.NAME., flink.hadoop., the file systems' s3., gs., fs.azure. ... pass-through
+#   keys). Keys the job's own code or a plugin reads are declared in streamwarden.yaml
+#   (flink.known_keys) and are then accepted.
 # custom:
 #   id: SW-DEPLOY-001
 #   severity: warning
 #   remediation: |
-#     Fix the key's spelling (the message suggests the closest known key), or remove it.
+#     Fix the key's spelling (the message suggests the closest Flink key when one is close), or
+#     remove it. If the job's own code or a plugin reads the key, declare it in streamwarden.yaml:
+#     flink: {known_keys: [the key, or a glob such as acme.*]}.
 #   example: |
 #     flinkConfiguration:
 #       execution.checkpointing.intervall: "60 s"
@@ -190,7 +201,7 @@ warn contains f if {
 	some u in facts.unknown_keys
 	f := {
 		"rule": "SW-DEPLOY-001",
-		"message": sprintf("%s is not a Flink configuration key streamwarden knows: Flink ignores unknown keys, so it has no effect%s", [u.key, _did_you_mean(u)]),
+		"message": _unknown_message(u),
 		"path": u.key,
 		"source": "deployment",
 		"file": u.file,
@@ -200,9 +211,9 @@ warn contains f if {
 	}
 }
 
-_did_you_mean(u) := sprintf("; did you mean %s?", [u.suggestion]) if {
+_unknown_message(u) := sprintf("%s is not a Flink configuration key: Flink ignores keys it does not know, so it has no effect; did you mean %s?", [u.key, u.suggestion]) if {
 	is_string(u.suggestion)
-} else := ""
+} else := sprintf("%s is not a Flink configuration key: Flink ignores keys it does not know, so it has no effect on Flink; if the job's own code or a plugin reads it, declare it in streamwarden.yaml (flink: {known_keys: [%s]})", [u.key, u.key])
 
 # METADATA
 # title: A deprecated key and its 2.x name must not disagree
@@ -291,8 +302,11 @@ deny contains f if {
 #   reads the indented lines as keys of their own: an error), a legacy flink-conf.yaml for a
 #   resource that runs Flink 2.x (which reads config.yaml only: none of it applies, an error), a
 #   key set twice in one file, a
-#   manifest without a FlinkDeployment, FlinkSessionJob or FlinkBlueGreenDeployment, or a SQL
-#   SET statement that cannot be read. A resource of the operator's API group without Flink
+#   manifest without a FlinkDeployment, FlinkSessionJob or FlinkBlueGreenDeployment, a SQL
+#   SET statement that cannot be read, a SET or RESET after the last job of a SQL script (a SET
+#   applies only to the statements after it, so that one applies to nothing: set-after-last-job),
+#   a SET inside a statement set (Flink refuses the script: an error) or a statement set without
+#   END (never submitted). A resource of the operator's API group without Flink
 #   configuration (FlinkStateSnapshot) is named and skipped with an info finding, and so is a
 #   value that is a template placeholder (${VAR}, $VAR, {{ .Values.x }}): it is decided at deploy
 #   time and no rule judges it.
@@ -301,7 +315,8 @@ deny contains f if {
 #   severity: warning
 #   remediation: |
 #     Keep one Flink resource per manifest (or name it after the contract's job), one document
-#     per config file, flat keys in flink-conf.yaml, each key once, and SET 'key' = 'value';.
+#     per config file, flat keys in flink-conf.yaml, each key once, and SET 'key' = 'value'; before
+#     the job (INSERT, statement set) it is meant for.
 #   example: |
 #     job: {deployment: [deploy/all-jobs.yaml]}   # three FlinkDeployments in one file
 warn contains f if {
@@ -340,7 +355,7 @@ warn contains f if {
 #     state.backend.type: hashmap          # flinkConfiguration
 deny contains f if {
 	want := input.contract.state.backend
-	e := setting("state.backend.type")
+	some e in settings("state.backend.type")
 	backend_family(e.value) != want
 	f := finding(
 		"SW-DEPLOY-005", "state.backend.type", e,
@@ -353,7 +368,7 @@ deny contains f if {
 deny contains f if {
 	want := input.contract.checkpoint.storage
 	is_string(want)
-	e := setting("execution.checkpointing.dir")
+	some e in settings("execution.checkpointing.dir")
 	is_string(e.value)
 	not nondurable(e.value)
 	not same_location(want, e.value)

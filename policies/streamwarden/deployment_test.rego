@@ -62,7 +62,7 @@ fx_facts(config) := {
 	"available": true, "configured": true,
 	"files": [{"file": "deploy/fd.yaml", "kind": "flink-deployment"}],
 	"anchor": {"file": "deploy/fd.yaml", "line": 7},
-	"config": config, "job": {}, "conflicts": [], "unknown_keys": [], "problems": [],
+	"config": config, "job": {}, "jobs": [], "conflicts": [], "unknown_keys": [], "problems": [],
 }
 
 # fx_input(contract, overrides): the contract with the aligned deployment, some keys replaced.
@@ -79,6 +79,24 @@ fx_facts_input(contract, extra) := {
 	"now_ms": 1764000000000,
 }
 
+# fx_jobs_input(contract, jobs): a SQL script's jobs, each [selected, overrides of fx_config];
+# facts.config is the first selected job's, as the gatherer builds it.
+fx_jobs_input(contract, jobs) := {
+	"contract": contract,
+	"facts": {"deployment": object.union(
+		fx_facts(object.union(fx_config, _fx_first_selected(jobs))),
+		{"jobs": [{
+			"file": "deploy/job.sql", "line": 10 * (i + 1), "kind": "insert", "name": null,
+			"selected": j[0], "config": object.union(fx_config, j[1]),
+		} |
+			some i, j in jobs
+		]},
+	)},
+	"now_ms": 1764000000000,
+}
+
+_fx_first_selected(jobs) := [j[1] | some j in jobs; j[0]][0]
+
 fx_unavailable(contract) := {
 	"contract": contract,
 	"facts": {"deployment": {"available": false, "configured": true, "error": "deploy/fd.yaml: file does not exist"}},
@@ -92,18 +110,18 @@ fx_deployment_findings(findings) := [f | some f in findings; object.get(f, "sour
 
 # --- helpers -------------------------------------------------------------------------------------
 
-test_setting_reads_entries_only_when_available if {
+test_settings_reads_entries_only_when_available if {
 	in1 := fx_input(fx_contract, {})
-	e := setting("execution.checkpointing.interval") with input as in1
+	[e] := [x | some x in settings("execution.checkpointing.interval")] with input as in1
 	e.value == 60000
 	in2 := fx_unavailable(fx_contract)
-	not setting("execution.checkpointing.interval") with input as in2
+	count(settings("execution.checkpointing.interval")) == 0 with input as in2
 }
 
-test_setting_skips_unparseable_values if {
+test_settings_skips_unparseable_values if {
 	bad := object.union(fx_set("execution.checkpointing.interval", null, 10), {"error": "not a duration"})
 	in3 := fx_input(fx_contract, {"execution.checkpointing.interval": bad})
-	not setting("execution.checkpointing.interval") with input as in3
+	count(settings("execution.checkpointing.interval")) == 0 with input as in3
 }
 
 test_location_of_a_default_is_the_anchor if {
@@ -160,6 +178,8 @@ test_deploy_001_unknown_key_without_suggestion if {
 	[f] := fx_of("SW-DEPLOY-001", fs)
 	not contains(f.message, "did you mean")
 	f.file == "deploy/job.sql"
+	# a key the job's own code reads: the message says how to declare it
+	contains(f.message, "declare it in streamwarden.yaml (flink: {known_keys: [foo.bar]})")
 }
 
 test_deploy_001_quiet_without_unknown_keys if {
@@ -299,7 +319,7 @@ test_deploy_placeholder_value_is_not_judged if {
 	e := {"value": null, "raw": "${BACKEND}", "key": "state.backend.type", "file": "deploy/c.yaml", "line": 3, "kind": "flink-config", "default": false, "placeholder": "${BACKEND}"}
 	inp := fx_input(fx_contract, {"state.backend.type": e})
 	count(fx_of("SW-DEPLOY-005", deny)) == 0 with input as inp
-	not setting("state.backend.type") with input as inp
+	count(settings("state.backend.type")) == 0 with input as inp
 }
 
 test_deploy_placeholder_problem_is_an_info if {
@@ -309,4 +329,42 @@ test_deploy_placeholder_problem_is_an_info if {
 	f.severity == "info"
 	f.path == "execution.runtime-mode"
 	count(fx_of("SW-DEPLOY-003", deny)) == 0 with input as inp
+}
+
+# --- SQL scripts with several jobs (facts.jobs) ---------------------------------------------------
+
+test_views_are_the_selected_jobs_configurations if {
+	a := fx_set("execution.checkpointing.interval", 60000, 1)
+	b := fx_set("execution.checkpointing.interval", 300000, 4)
+	c := fx_set("execution.checkpointing.interval", 1000, 7)
+	inp := fx_jobs_input(fx_contract, [
+		[true, {"execution.checkpointing.interval": a}],
+		[true, {"execution.checkpointing.interval": b}],
+		[false, {"execution.checkpointing.interval": c}],
+	])
+	vs := views with input as inp
+	count(vs) == 2
+	got := settings("execution.checkpointing.interval") with input as inp
+	{e.value | some e in got} == {60000, 300000}
+}
+
+test_views_fall_back_to_config_without_jobs if {
+	inp := fx_input(fx_contract, {})
+	vs := views with input as inp
+	count(vs) == 1
+	vs[0]["execution.checkpointing.interval"].value == 60000
+}
+
+test_deploy_004_set_after_the_last_job if {
+	p := {
+		"file": "deploy/job.sql", "line": 12, "code": "set-after-last-job", "severity": "warning",
+		"key": "execution.checkpointing.interval", "raw": "5min",
+		"message": "SET execution.checkpointing.interval comes after the last job of the script",
+	}
+	inp := fx_facts_input(fx_contract, {"problems": [p]})
+	[f] := fx_of("SW-DEPLOY-004", warn) with input as inp
+	f.severity == "warning"
+	f.value == "set-after-last-job"
+	f.line == 12
+	f.path == "execution.checkpointing.interval"
 }

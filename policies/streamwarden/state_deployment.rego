@@ -15,7 +15,7 @@ import data.streamwarden.lib
 # SW-STATE-001 (repository side): uids must not be generated, but the deployment allows it.
 deny contains f if {
 	input.contract.state.auto_generated_uids == "forbidden"
-	e := dep.setting("pipeline.auto-generate-uids")
+	some e in dep.settings("pipeline.auto-generate-uids")
 	e.value != false
 	f := dep.finding(
 		"SW-STATE-001", "pipeline.auto-generate-uids", e,
@@ -30,7 +30,7 @@ warn contains f if {
 	max_size := input.contract.state.max_size
 	is_number(max_size)
 	max_size > hashmap_max_bytes
-	e := dep.setting("state.backend.type")
+	some e in dep.settings("state.backend.type")
 	dep.backend_family(e.value) == "hashmap"
 	object.get(input.contract.state, "backend", "hashmap") == "hashmap"
 	f := dep.finding(
@@ -43,9 +43,10 @@ warn contains f if {
 # SW-STATE-002 (repository side): rocksdb/forst without incremental checkpoints.
 warn contains f if {
 	is_object(input.contract.state)
-	backend := dep.setting("state.backend.type")
+	some v in data.streamwarden.deployment.views
+	backend := v["state.backend.type"]
 	backend.value in {"rocksdb", "forst"}
-	e := dep.setting("execution.checkpointing.incremental")
+	e := v["execution.checkpointing.incremental"]
 	e.value == false
 	f := dep.finding(
 		"SW-STATE-002", "execution.checkpointing.incremental", e,
@@ -58,31 +59,33 @@ warn contains f if {
 deny contains f if {
 	want := input.contract.job.max_parallelism
 	lib.positive(want)
-	e := dep.setting("pipeline.max-parallelism")
+	some v in data.streamwarden.deployment.views
+	e := v["pipeline.max-parallelism"]
 	e.value != want
 	f := dep.finding(
 		"SW-STATE-004", "pipeline.max-parallelism", e,
-		sprintf("the max parallelism differs from the contract: the contract pins job.max_parallelism to %v but the repository %s; set pipeline.max-parallelism to %v", [want, _dep_max_par_says(e), want]),
-		{"contract": want, "contract_field": "job.max_parallelism", "auto_max_parallelism": _dep_auto_max_par(e)},
+		sprintf("the max parallelism differs from the contract: the contract pins job.max_parallelism to %v but the repository %s; set pipeline.max-parallelism to %v", [want, _dep_max_par_says(e, v), want]),
+		{"contract": want, "contract_field": "job.max_parallelism", "auto_max_parallelism": _dep_auto_max_par(e, v)},
 	)
 }
 
-_dep_parallelism := p if {
-	p := dep.setting("parallelism.default").value
+# the parallelism of the configuration v, else the contract's
+_dep_parallelism(v) := p if {
+	p := v["parallelism.default"].value
 	lib.positive(p)
 } else := p if {
 	p := input.contract.job.parallelism
 	lib.positive(p)
 }
 
-_dep_auto_max_par(e) := m if {
+_dep_auto_max_par(e, v) := m if {
 	e.value == -1
-	m := dep.auto_max_parallelism(_dep_parallelism)
+	m := dep.auto_max_parallelism(_dep_parallelism(v))
 } else := null
 
-_dep_max_par_says(e) := sprintf("%s; Flink then derives it from the parallelism (%v for parallelism %v), so a parallelism change changes it and breaks every restore", [dep.repo_says(e, "int"), _dep_auto_max_par(e), _dep_parallelism]) if {
+_dep_max_par_says(e, v) := sprintf("%s; Flink then derives it from the parallelism (%v for parallelism %v), so a parallelism change changes it and breaks every restore", [dep.repo_says(e, "int"), _dep_auto_max_par(e, v), _dep_parallelism(v)]) if {
 	e.value == -1
-	_dep_auto_max_par(e) != null
+	_dep_auto_max_par(e, v) != null
 } else := sprintf("%s; Flink then derives it from the parallelism, so a parallelism change changes it and breaks every restore", [dep.repo_says(e, "int")]) if {
 	e.value == -1
 } else := dep.repo_says(e, "int")
@@ -109,7 +112,7 @@ _dep_max_par_says(e) := sprintf("%s; Flink then derives it from the parallelism 
 deny contains f if {
 	is_object(input.contract.state)
 	object.get(input.contract.state, "allow_non_restored_state", false) != true
-	e := dep.setting("execution.state-recovery.ignore-unclaimed-state")
+	some e in dep.settings("execution.state-recovery.ignore-unclaimed-state")
 	e.value == true
 	f := dep.finding(
 		"SW-STATE-012", "execution.state-recovery.ignore-unclaimed-state", e,

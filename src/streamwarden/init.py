@@ -182,9 +182,13 @@ class _Init:
         config = facts.get("config") or {}
         if self.name is None:
             self._name_from_files(facts, config)
+        # SQL scripts are read in statement order: what the jobs see, each job its own configuration
+        jobs = [j for j in facts.get("jobs") or [] if j.get("selected")]
         for path, key, convert, write_default in DEPLOYMENT_FIELDS:
             entry = config.get(key)
             if not isinstance(entry, dict) or entry.get("error"):
+                continue
+            if self._jobs_disagree(jobs, path, key, convert):
                 continue
             value = convert(entry.get("value"))
             if value is None:
@@ -199,6 +203,26 @@ class _Init:
             self.draft.intro["checkpoint"] = [
                 "no deployment file sets execution.checkpointing.interval: the job does not checkpoint"
             ]
+
+    def _jobs_disagree(
+        self, jobs: list[dict[str, Any]], path: tuple[str, ...], key: str, convert: Callable[[Any], Any]
+    ) -> bool:
+        """Whether the jobs of the SQL scripts see different values of ``key``: then the contract
+        cannot describe them all, the field is left out and a warning names what each job sees."""
+        seen: dict[str, list[str]] = {}  # the value as the contract would write it -> the jobs seeing it
+        for job in jobs:
+            entry = (job.get("config") or {}).get(key) or {}
+            value = convert(entry.get("value")) if not entry.get("error") else None
+            where = f"{job.get('file')}:{job.get('line')}"
+            seen.setdefault("unset" if value is None else str(value), []).append(where)
+        if len(seen) < 2:
+            return False
+        said = "; ".join(f"the job at {', '.join(w)} sees {v}" for v, w in seen.items())
+        self.warnings.append(
+            f"the SQL jobs disagree on {key} ({said}): {dotted(path)} is left out; "
+            "write the value the contract promises"
+        )
+        return True
 
     def _name_from_files(self, facts: dict[str, Any], config: dict[str, Any]) -> None:
         entry = config.get("pipeline.name")

@@ -48,6 +48,7 @@ against the file's mtime and size); :func:`gather_deployment` shares one gathere
 from __future__ import annotations
 
 import errno
+import json
 import os
 import re
 import stat
@@ -146,6 +147,61 @@ class _Setting:
         if self.a.placeholder:
             out["placeholder"] = self.a.placeholder
         return out
+
+
+@dataclass(frozen=True)
+class _SqlJob:
+    """A SQL statement that submits a job; it sees the settings whose ``seq`` is below ``threshold``."""
+
+    file: str
+    line: int
+    kind: str
+    threshold: int
+
+
+_JOB_WORDS = {
+    "insert": "INSERT",
+    "statement-set": "statement set",
+    "plan": "EXECUTE PLAN",
+    "create-table-as": "CREATE TABLE AS",
+    "query": "query",
+}
+
+
+def _after_last_job(s: _Setting, last: _SqlJob) -> dict[str, Any]:
+    what = ("RESET " + s.a.written if s.a.key else "RESET") if s.a.reset else f"SET {s.a.written}"
+    item: dict[str, Any] = {
+        "file": s.file,
+        "line": s.a.line,
+        "code": "set-after-last-job",
+        "severity": "warning",
+        "message": (
+            f"{what} comes after the last job of the script ({_JOB_WORDS[last.kind]} at {last.file}:{last.line}): "
+            "a SET applies only to the statements after it, so this one applies to nothing; move it before the "
+            "job it is meant for"
+        ),
+    }
+    if s.a.key:
+        item["key"] = s.a.key
+    if s.a.raw is not None:
+        item["raw"] = s.a.raw
+    return item
+
+
+def _view_name(config: dict[str, Any]) -> str | None:
+    entry = config.get("pipeline.name")
+    if isinstance(entry, dict) and not entry.get("default") and isinstance(entry.get("value"), str):
+        return str(entry["value"])
+    return None
+
+
+def _extend_unique(out: list[Any], items: list[Any]) -> None:
+    have = [json.dumps(x, sort_keys=True, default=str) for x in out]
+    for item in items:
+        text = json.dumps(item, sort_keys=True, default=str)
+        if text not in have:
+            have.append(text)
+            out.append(item)
 
 
 class DeploymentGatherer:
@@ -299,34 +355,62 @@ class _Builder:
         self.job: dict[str, Any] = {}
         self.anchor: dict[str, Any] | None = None
         self.fallback_anchor: dict[str, Any] | None = None
+        self.sql_jobs: list[_SqlJob] = []
 
     def build(self, loaded: list[tuple[str, ParsedFile]]) -> dict[str, Any]:
         for display, parsed in loaded:
             self._add_file(display, parsed)
         self._legacy_files_under_flink_2()
         anchor = self.anchor or self.fallback_anchor or {"file": loaded[0][0], "line": 1}
-        config, conflicts, unknown = _merge(self.settings, self.problems, self.known_keys)
-        for option in explicit_defaults():
-            if option.key in config:
-                continue
-            config[option.key] = {
-                "value": option.default,
-                "raw": None,
-                "key": option.key,
-                "file": None,
-                "line": None,
-                "kind": None,
-                "default": True,
-            }
+        if not self.sql_jobs:
+            config, conflicts = _effective(self.settings, self.problems)
+            unknown = _unknown_keys(self.settings, self.known_keys)
+            jobs: list[dict[str, Any]] = []
+        else:
+            config, conflicts, unknown, jobs = self._by_job()
         return available(
             files=self.files,
             anchor=anchor,
             config=config,
             job=self.job,
+            jobs=jobs,
             conflicts=conflicts,
             unknown_keys=unknown,
             problems=self.problems,
         )
+
+    def _by_job(self) -> tuple[dict[str, Any], list[Any], list[Any], list[dict[str, Any]]]:
+        """SQL scripts with jobs: each job sees the configuration files and the SQL settings of the
+        statements before it (the SQL files in the order job.deployment lists them, as one session);
+        a SET or RESET after the last job applies to nothing and is reported. The jobs this
+        contract's job is (``pipeline.name`` among its names; every job when none is) are judged,
+        each on its own configuration; ``config`` is the first one's."""
+        last = self.sql_jobs[-1]
+        for s in self.settings:
+            if s.a.rank == RANK_SQL and s.seq >= last.threshold:
+                self.problems.append(_after_last_job(s, last))
+        views: list[tuple[_SqlJob, dict[str, Any], list[Any], list[dict[str, Any]], list[_Setting]]] = []
+        for job in self.sql_jobs:
+            seen = [s for s in self.settings if s.a.rank != RANK_SQL or s.seq < job.threshold]
+            problems: list[dict[str, Any]] = []
+            config, conflicts = _effective(seen, problems)
+            views.append((job, config, conflicts, problems, seen))
+        names = [_view_name(config) for _, config, _, _, _ in views]
+        chosen = [i for i, name in enumerate(names) if name in self.names] or list(range(len(views)))
+        jobs: list[dict[str, Any]] = []
+        for i, (job, config, _, _, _) in enumerate(views):
+            entry: dict[str, Any] = {"file": job.file, "line": job.line, "kind": job.kind, "name": names[i]}
+            jobs.append({**entry, "selected": i in chosen, "config": config})
+        conflicts_out: list[Any] = []
+        judged: list[_Setting] = []
+        for i in chosen:
+            _, _, conflicts, problems, seen = views[i]
+            _extend_unique(conflicts_out, conflicts)
+            _extend_unique(self.problems, problems)
+            judged.extend(seen)
+        judged.extend(s for s in self.settings if s.a.rank == RANK_SQL and s.seq >= last.threshold)
+        unknown = _unknown_keys(sorted({s.seq: s for s in judged}.values(), key=lambda s: s.seq), self.known_keys)
+        return views[chosen[0]][1], conflicts_out, unknown, jobs
 
     def _legacy_files_under_flink_2(self) -> None:
         """A resource that runs Flink 2.x (``flinkVersion: v2_*``) never reads a legacy
@@ -375,6 +459,10 @@ class _Builder:
         elif parsed.kind != KIND_SQL and self.fallback_anchor is None:
             self.fallback_anchor = {"file": display, "line": 1}
         self.files.append(entry)
+        before = len(self.settings)
+        for job in parsed.jobs:  # a job sees the SQL settings of the statements before it
+            preceding = sum(1 for a in assignments if a.order is not None and a.order < job.order)
+            self.sql_jobs.append(_SqlJob(display, job.line, job.kind, before + preceding))
         for a in assignments:
             self.settings.append(_Setting(a, display, parsed.kind, len(self.settings)))
 
@@ -424,9 +512,30 @@ class _Builder:
         return picked
 
 
-def _merge(
-    settings: list[_Setting], problems: list[dict[str, Any]], known_keys: tuple[str, ...] = ()
-) -> tuple[dict[str, Any], list[Any], list[Any]]:
+def _unknown_keys(settings: list[_Setting], known_keys: tuple[str, ...]) -> list[Any]:
+    """Each line that sets a key Flink does not know (RESETs included), with a did-you-mean."""
+    unknown: list[dict[str, Any]] = []
+    seen_unknown: set[tuple[str, str, int]] = set()
+    for s in settings:
+        if s.a.key is None:
+            continue
+        info = lookup(s.a.key)
+        if (
+            info.status is KeyStatus.UNKNOWN
+            and (s.a.key, s.file, s.a.line) not in seen_unknown
+            and not matches_known(s.a.key, known_keys)
+        ):
+            seen_unknown.add((s.a.key, s.file, s.a.line))
+            item: dict[str, Any] = {"key": s.a.key, "file": s.file, "line": s.a.line}
+            if info.suggestion:
+                item["suggestion"] = info.suggestion
+            unknown.append(item)
+    return unknown
+
+
+def _effective(settings: list[_Setting], problems: list[dict[str, Any]]) -> tuple[dict[str, Any], list[Any]]:
+    """The effective configuration of ``settings`` (Flink's default for each option the policies
+    read and the repository leaves unset), and the alias conflicts; value problems go to ``problems``."""
     live: list[_Setting] = []
     for s in settings:  # RESET drops earlier SQL SETs (of one key, or of all keys)
         if s.a.reset:
@@ -444,21 +553,7 @@ def _merge(
 
     config: dict[str, Any] = {}
     conflicts: list[dict[str, Any]] = []
-    unknown: list[dict[str, Any]] = []
-    seen_unknown: set[tuple[str, str, int]] = set()
     groups: dict[str, list[str]] = {}
-    for s in live:
-        info = lookup(s.a.key or "")
-        if (
-            info.status is KeyStatus.UNKNOWN
-            and (s.a.key or "", s.file, s.a.line) not in seen_unknown
-            and not matches_known(s.a.key or "", known_keys)
-        ):
-            seen_unknown.add((s.a.key or "", s.file, s.a.line))
-            item: dict[str, Any] = {"key": s.a.key, "file": s.file, "line": s.a.line}
-            if info.suggestion:
-                item["suggestion"] = info.suggestion
-            unknown.append(item)
     for key in winners:
         info = lookup(key)
         groups.setdefault(info.canonical, []).append(key)
@@ -521,4 +616,15 @@ def _merge(
                         "wins_by": "2.x-key" if present[0] == canonical else "fallback-order",
                     }
                 )
-    return config, conflicts, unknown
+    for option in explicit_defaults():
+        if option.key not in config:
+            config[option.key] = {
+                "value": option.default,
+                "raw": None,
+                "key": option.key,
+                "file": None,
+                "line": None,
+                "kind": None,
+                "default": True,
+            }
+    return config, conflicts

@@ -7,18 +7,19 @@ unset, the deployment facts carry Flink's default explicitly.
 
 Key classes:
 - a key in the table (or one of its aliases) is **typed**: its value is parsed and normalized;
-- a key under an *open* prefix (``kubernetes.``, ``metrics.``, ``table.``, the RocksDB tuning
-  keys, ...) is **known** but not typed: streamwarden does not validate it;
-- a key under a *governed* prefix (``execution.checkpointing.``, ``state.``, ``pipeline.``,
-  ``restart-strategy.``, ``execution.state-recovery.``) that is not in the table, and a key with
-  an unknown first segment, is **unknown**: Flink ignores it silently, which is usually a typo.
+- a key in one of the key sets of ``keys/*.txt`` is **known** (``KeyStatus.OPEN``) but not typed;
+- any other key is **unknown**: Flink ignores it silently, which is usually a typo, and the
+  closest known key is its suggestion.
 
-Flink components that read their own keys from the same configuration (the Kubernetes Operator,
-the autoscaler, the standalone autoscaler, Stateful Functions) have their key sets as data in
-``keys/*.txt`` (collected from their option classes; each file says where from). A key in one of
-those sets is known; a key under a component's namespace (``kubernetes.operator.``,
-``job.autoscaler.``, ``autoscaler.standalone.``, ``statefun.``) that is not is **unknown**, with
-the closest key of the set as its suggestion. A repository adds its own keys with
+The key sets are data, each file saying where it comes from: ``flink.txt`` is every
+configuration key of Flink 1.15 to 2.3 with its deprecated names, generated from Flink's option
+classes by scripts/update_flink_keys.py; the others are the keys of Flink components that read
+their own options from the same configuration (the Kubernetes Operator, the autoscaler, Stateful
+Functions, Iceberg's Flink connector), and the namespaces whose key names the user or another
+library chooses: a metric reporter's ``metrics.reporter.<name>.*``, ``flink.hadoop.*``, the file
+systems' pass-through prefixes (``s3.*``, ``fs.s3a.*``, ``gs.*``, ...), a map option's entries.
+Every other namespace is closed: ``execution.checkpoints.dir`` is unknown, with
+``execution.checkpointing.dir`` as its suggestion. A repository adds its own keys with
 ``flink: {known_keys: [...]}`` in streamwarden.yaml (:func:`matches_known`).
 """
 
@@ -311,91 +312,11 @@ OPTIONS: tuple[FlinkOption, ...] = (
 BY_KEY: dict[str, FlinkOption] = {o.key: o for o in OPTIONS}
 ALIAS_OF: dict[str, FlinkOption] = {a: o for o in OPTIONS for a in o.aliases}
 
-GOVERNED_PREFIXES: tuple[str, ...] = (
-    CKPT,
-    "execution.state-recovery.",
-    "execution.savepoint",
-    "state.",
-    "pipeline.",
-    "restart-strategy.",
-)
-# Namespaces streamwarden does not type: a key below them is accepted as written.
-OPEN_PREFIXES: tuple[str, ...] = (
-    "state.backend.rocksdb.",
-    "state.backend.forst.",
-    "state.changelog.dstl.",
-    "state.backend.changelog.dstl.",
-    "state.latency-track.",
-    "state.backend.latency-track.",
-    "state.storage.",
-    "state.task-local.",
-    "state.backend.fs.",
-    "execution.checkpointing.file-merging.",
-    "pipeline.watermark-alignment.",
-)
-OPEN_SEGMENTS: frozenset[str] = frozenset(
-    {
-        "$internal",
-        "akka",
-        "blob",
-        "classloader",
-        "client",
-        "cluster",
-        "containerized",
-        "deployment",
-        "env",
-        "execution",
-        "external-resources",
-        "fs",
-        "gs",
-        "hadoop",
-        "heartbeat",
-        "high-availability",
-        "historyserver",
-        "io",
-        "job",
-        "jobmanager",
-        "jobstore",
-        "kubernetes",
-        "local",
-        "log",
-        "metrics",
-        "netty",
-        "parallelism",
-        "pekko",
-        "plugin",
-        "process",
-        "python",
-        "query",
-        "queryable-state",
-        "resourcemanager",
-        "rest",
-        "s3",
-        "s3a",
-        "presto",
-        "security",
-        "slot",
-        "slotmanager",
-        "sql-client",
-        "sql-gateway",
-        "table",
-        "taskmanager",
-        "web",
-        "yarn",
-        "zookeeper",
-        "azure",
-        "abfs",
-        "oss",
-        "scheduler-mode",
-        "ssl",
-    }
-)
-
 
 class KeyStatus(str, Enum):
     TYPED = "typed"  # the 2.x key of a table entry
     ALIAS = "alias"  # a deprecated alias of a table entry
-    OPEN = "open"  # in a namespace streamwarden does not type
+    OPEN = "open"  # a key of Flink or of a component that streamwarden knows but does not type
     UNKNOWN = "unknown"
 
 
@@ -408,20 +329,13 @@ class KeyInfo:
     suggestion: str | None = None
 
 
-_ALL_NAMES: tuple[str, ...] = tuple(BY_KEY) + tuple(ALIAS_OF)
-
 KEYS_DIR = Path(__file__).parent / "keys"
-# Namespaces owned by a component whose key set is known: a key below them must be in the set.
-COMPONENT_NAMESPACES: tuple[str, ...] = (
-    "kubernetes.operator.",
-    "job.autoscaler.",
-    "autoscaler.standalone.",
-    "statefun.",
-)
 
 
 @dataclass(frozen=True)
-class ComponentKeys:
+class KnownKeys:
+    """The key sets of ``keys/*.txt``: exact keys, and patterns (``prefix.*``, ``<name>``)."""
+
     exact: frozenset[str]
     patterns: tuple[re.Pattern[str], ...]
 
@@ -444,19 +358,34 @@ def _pattern(entry: str) -> re.Pattern[str]:
 
 
 @functools.cache
-def component_keys() -> ComponentKeys:
+def known_keys() -> KnownKeys:
+    """Every key set of ``keys/``. A line is a key or a pattern; after ``#``, a note (in flink.txt
+    the releases that have the key, and ``map`` for a map option, whose entries are keys below it)."""
     exact: set[str] = set()
     patterns: list[re.Pattern[str]] = []
     for file in sorted(KEYS_DIR.glob("*.txt")):
         for line in file.read_text(encoding="utf-8").splitlines():
-            entry = line.strip()
-            if not entry or entry.startswith("#"):
+            entry, _, note = line.partition("#")
+            entry = entry.strip()
+            if not entry:
                 continue
             if "*" in entry or "<" in entry:
                 patterns.append(_pattern(entry))
             else:
                 exact.add(entry)
-    return ComponentKeys(frozenset(exact), tuple(patterns))
+            if note.split()[-1:] == ["map"]:
+                patterns.append(_pattern(entry + ".*"))
+    exact.update(BY_KEY)
+    exact.update(ALIAS_OF)
+    return KnownKeys(frozenset(exact), tuple(patterns))
+
+
+@functools.cache
+def _by_first_segment() -> dict[str, tuple[str, ...]]:
+    groups: dict[str, list[str]] = {}
+    for key in sorted(known_keys().exact):
+        groups.setdefault(key.split(".", 1)[0], []).append(key)
+    return {k: tuple(v) for k, v in groups.items()}
 
 
 def matches_known(key: str, known: tuple[str, ...]) -> bool:
@@ -472,24 +401,28 @@ def lookup(key: str) -> KeyInfo:
     if key in ALIAS_OF:
         option = ALIAS_OF[key]
         return KeyInfo(key, option.key, KeyStatus.ALIAS, option)
-    components = component_keys()
-    if components.knows(key):
-        return KeyInfo(key, key, KeyStatus.OPEN)
-    if key.startswith(COMPONENT_NAMESPACES):
-        matches = difflib.get_close_matches(key, sorted(components.exact), n=1, cutoff=0.75)
-        return KeyInfo(key, key, KeyStatus.UNKNOWN, suggestion=matches[0] if matches else None)
-    if key.startswith(OPEN_PREFIXES):
-        return KeyInfo(key, key, KeyStatus.OPEN)
-    governed = key.startswith(GOVERNED_PREFIXES)
-    if not governed and key.split(".", 1)[0] in OPEN_SEGMENTS:
+    if known_keys().knows(key):
         return KeyInfo(key, key, KeyStatus.OPEN)
     return KeyInfo(key, key, KeyStatus.UNKNOWN, suggestion=suggest(key))
 
 
+@functools.lru_cache(maxsize=1024)
 def suggest(key: str) -> str | None:
-    """The closest known key, for a did-you-mean."""
-    matches = difflib.get_close_matches(key, _ALL_NAMES, n=1, cutoff=0.75)
-    return matches[0] if matches else None
+    """The closest known key, for a did-you-mean: a known key the unknown one ends with
+    (``sql-client.execution.runtime-mode`` -> ``execution.runtime-mode``: a namespace put in
+    front), else the closest spelling among the keys of its first segment, else among all keys."""
+    exact = known_keys().exact
+    parts = key.split(".")
+    for i in range(1, len(parts) - 1):
+        suffix = ".".join(parts[i:])
+        if suffix in exact:
+            return suffix
+    same = _by_first_segment().get(parts[0], ())
+    for candidates in (same, tuple(sorted(exact))):
+        matches = difflib.get_close_matches(key, candidates, n=1, cutoff=0.75)
+        if matches:
+            return matches[0]
+    return None
 
 
 def is_map_key(key: str) -> bool:

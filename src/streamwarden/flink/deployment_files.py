@@ -21,7 +21,7 @@ from typing import Any
 
 from streamwarden.errors import InputError
 from streamwarden.flink.config import is_map_key
-from streamwarden.flink.sql import parse_sql_settings
+from streamwarden.flink.sql import SqlJob, parse_sql
 from streamwarden.flink.values import FlinkValueError, parse_bool, parse_enum, parse_int, parse_memory_bytes
 from streamwarden.yamlsafe import YamlDocument, join_key, parse_documents
 
@@ -65,6 +65,7 @@ class Assignment:
     reset: bool = False
     parsed: tuple[Any, str | None] | None = None  # (value, error) when the reader already parsed it
     placeholder: str | None = None  # the template placeholder in the value: decided at deploy time
+    order: int | None = None  # SQL: the statement's position in its script (jobs see the SETs before them)
 
     def __post_init__(self) -> None:
         if not self.written and self.key is not None:
@@ -104,6 +105,7 @@ class ParsedFile:
     assignments: list[Assignment] = field(default_factory=list)
     resources: list[Resource] = field(default_factory=list)
     problems: list[Problem] = field(default_factory=list)
+    jobs: list[SqlJob] = field(default_factory=list)  # SQL: the statements that submit a job, in order
 
 
 _PLAIN_TOKEN = r"""['"]?\s*:\s+([^\s#,\]}]+)"""
@@ -192,11 +194,12 @@ class _Flattener:
 
 def read_sql(text: str) -> ParsedFile:
     parsed = ParsedFile(KIND_SQL)
-    settings, problems = parse_sql_settings(text)
-    for s in settings:
-        parsed.assignments.append(Assignment(s.key, s.value, s.line, RANK_SQL, reset=s.reset))
-    for p in problems:
-        parsed.problems.append(Problem(p.line, p.message, "unreadable-statement"))
+    script = parse_sql(text)
+    for s in script.settings:
+        parsed.assignments.append(Assignment(s.key, s.value, s.line, RANK_SQL, reset=s.reset, order=s.order))
+    for p in script.problems:
+        parsed.problems.append(Problem(p.line, p.message, p.code, p.severity))
+    parsed.jobs = list(script.jobs)
     return parsed
 
 
