@@ -198,7 +198,7 @@ def open_table(catalog: Any, catalog_name: str, identifier: str, props: Mapping[
         raise IcebergFactsError(f"table {identifier} does not exist in catalog '{catalog_name}'") from None
     except Exception as exc:
         raise IcebergFactsError(
-            f"table {identifier} in catalog '{catalog_name}' could not be loaded: {_explain(exc, props)}"
+            f"table {identifier} in catalog '{catalog_name}' could not be loaded: {_explain(exc, props, metadata=True)}"
         ) from None
     if invalid:
         why = _bounded(redact("the table metadata is not valid: " + "; ".join(invalid), props))
@@ -257,9 +257,9 @@ def open_contract_table(
     return ContractTable(catalog_name, identifier, table, props, tuple(adapted))
 
 
-def _explain(exc: BaseException, props: Mapping[str, Any]) -> str:
+def _explain(exc: BaseException, props: Mapping[str, Any], *, metadata: bool = False) -> str:
     """A short cause for the common failures, then the redacted original message."""
-    refused = compat.refusal(exc)
+    refused = compat.refusal(exc) if metadata else None
     if refused is not None:  # the field refused, and whether that is a reader limit or invalid metadata
         return _bounded(redact(refused, props))
     name = type(exc).__name__

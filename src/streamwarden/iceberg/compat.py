@@ -267,6 +267,8 @@ def refusal(exc: BaseException) -> str | None:
 
 def _pydantic_refusal(exc: Any) -> str:
     errors: list[Mapping[str, Any]] = list(exc.errors())
+    if any(tuple(e.get("loc", ())) == ("metadata",) and e.get("type") == "missing" for e in errors):
+        return "the catalog's answer holds no table metadata"  # a REST load-table answer without it
     kinds = {e.get("type") for e in errors}
     missing = {_field_path(e.get("loc", ())) for e in errors if e.get("type") == "missing"}
     for e in errors:
