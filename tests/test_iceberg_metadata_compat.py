@@ -139,3 +139,22 @@ def test_a_spec_legal_file_pyiceberg_reads_is_read_unchanged(tmp_path: Path) -> 
     metadata = (CORPUS / "apache__iceberg/core/src/test/resources/TableMetadataV2Valid.json").read_bytes()
     facts = iceberg_facts(sql_repo(tmp_path, metadata))
     assert facts["available"] is True and "metadata_adapted" not in facts
+
+
+def test_the_reading_leaves_the_document_it_reads_unchanged_and_adapts_only_what_pyiceberg_refuses() -> None:
+    from streamwarden.iceberg.compat import adapt
+
+    for path in sorted(CORPUS.rglob("*.json")):
+        try:
+            doc = json.loads(path.read_bytes())
+        except (UnicodeDecodeError, ValueError):
+            continue  # the zstd-compressed file: not JSON text
+        before = json.dumps(doc, sort_keys=True)
+        reading = adapt(doc)
+        assert json.dumps(doc, sort_keys=True) == before, path  # a copy is adapted, never the file's document
+        if not reading.adapted:
+            assert reading.doc is doc, path
+    glue = adapt(json.loads(GLUE_V1.read_bytes()))
+    assert glue.doc["schema"] == next(s for s in glue.doc["schemas"] if s["schema-id"] == glue.doc["current-schema-id"])
+    ndv = adapt(json.loads(NDV.read_bytes()))
+    assert ndv.doc["statistics"][0]["blob-metadata"] == [] and len(ndv.doc["statistics"]) == 1
