@@ -136,7 +136,9 @@ def test_the_docs_example_checks_out_the_history_grants_the_upload_and_uses_real
     checkout, step = job["steps"]
     assert checkout["uses"].startswith("actions/checkout@") and checkout["with"]["fetch-depth"] == 0
     assert checkout["with"]["persist-credentials"] is False
-    assert re.fullmatch(r"[\w-]+/streamwarden@v0", step["uses"])
+    assert re.fullmatch(r"[\w-]+/streamwarden@[0-9a-f]{40}", step["uses"])  # a commit: a tag can be moved
+    assert re.search(r"/streamwarden@[0-9a-f]{40} # v\d+\.\d+\.\d+\n", snippet())  # the release, readable
+    assert "install" not in step.get("with", {})  # the action's own copy, the commit in uses:
     assert set(step.get("with") or {}) <= set(action()["inputs"])
     assert job["permissions"]["security-events"] == "write" and job["permissions"]["actions"] == "read"
     assert caller["permissions"] == {"contents": "read"}
@@ -207,3 +209,72 @@ def test_the_verdict_step_fails_on_findings_or_unusable_input_unless_told_not_to
     env = {**os.environ, "SW_CODE": code, "SW_FAIL": fail}
     proc = subprocess.run(["bash", "-eo", "pipefail", "-c", script], env=env, capture_output=True, text=True)
     assert proc.returncode == expected, proc.stdout
+
+
+SHA = "0123456789abcdef0123456789abcdef01234567"
+
+
+def run_install_step(tmp_path: Path, install: str, extras: str = "") -> tuple[subprocess.CompletedProcess[str], str]:
+    """The action's install step as bash runs it, with a ``python3`` on PATH whose venv records what
+    its pip is asked to install (installing from GitHub or the index cannot run here: no network)."""
+    log, bin_dir = tmp_path / "pip.log", tmp_path / "bin"
+    bin_dir.mkdir()
+    python3 = bin_dir / "python3"
+    python3.write_text(
+        "#!/bin/sh\n"  # python3 -m venv DIR: a venv whose python records its arguments
+        'mkdir -p "$3/bin"\n'
+        f'printf \'#!/bin/sh\\nprintf "%%s\\\\n" "$*" >> "{log}"\\n\' > "$3/bin/python"\n'
+        'printf \'#!/bin/sh\\necho "streamwarden 0.1.0"\\n\' > "$3/bin/streamwarden"\n'
+        'chmod +x "$3/bin/python" "$3/bin/streamwarden"\n',
+        encoding="utf-8",
+    )
+    python3.chmod(0o755)
+    env = {
+        "PATH": f"{bin_dir}:/usr/bin:/bin",
+        "SW_INSTALL": install,
+        "SW_EXTRAS": extras,
+        "SW_ACTION_PATH": "/home/runner/work/_actions/your-org/streamwarden/" + SHA,
+        "SW_VENV": str(tmp_path / "venv"),
+    }
+    script = run_steps()["Install streamwarden"]["run"]
+    proc = subprocess.run(["bash", "-eo", "pipefail", "-c", script], env=env, capture_output=True, text=True)
+    return proc, log.read_text(encoding="utf-8") if log.exists() else ""
+
+
+@pytest.mark.parametrize(
+    ("install", "extras", "target"),
+    [
+        ("", "", f"/home/runner/work/_actions/your-org/streamwarden/{SHA}"),
+        ("", "iceberg,spark", f"/home/runner/work/_actions/your-org/streamwarden/{SHA}[iceberg,spark]"),
+        (
+            f"git+https://github.com/your-org/streamwarden@{SHA}",
+            "",
+            f"git+https://github.com/your-org/streamwarden@{SHA}",
+        ),
+        (".", "", "."),
+    ],
+    ids=["own-copy", "own-copy-with-extras", "git-at-a-commit", "checkout-path"],
+)
+def test_the_action_installs_its_own_copy_or_a_pinned_spec(
+    tmp_path: Path, install: str, extras: str, target: str
+) -> None:
+    proc, calls = run_install_step(tmp_path, install, extras)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert calls == f"-m pip install --disable-pip-version-check --quiet {target}\n"
+
+
+@pytest.mark.parametrize(
+    ("install", "extras"),
+    [
+        ("streamwarden", ""),
+        ("streamwarden[iceberg]==0.1.0", ""),
+        ("git+https://github.com/your-org/streamwarden@v0.1.0", ""),
+        ("", "iceberg] @ https://example.org/other.whl #"),
+    ],
+    ids=["index-name", "index-version", "tag", "extras-that-are-not-extras"],
+)
+def test_the_action_refuses_a_package_name_or_a_ref_that_can_move(tmp_path: Path, install: str, extras: str) -> None:
+    proc, calls = run_install_step(tmp_path, install, extras)
+    assert proc.returncode == 2 and calls == "", proc.stdout + calls
+    assert proc.stdout.startswith("::error title=streamwarden::")
+    assert not (tmp_path / "venv").exists()  # refused before anything is installed

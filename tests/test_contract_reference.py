@@ -52,6 +52,19 @@ def test_contract_reference_gives_unit_grammar_enums_and_flink_defaults() -> Non
     assert r["metadata.name"]["default"] == ""
 
 
+def test_an_enum_fields_flink_default_is_one_of_its_values() -> None:
+    enums = {path: row for path, row in rows().items() if row["type"] == "enum" and row["default"]}
+    assert {"checkpoint.externalized", "state.auto_generated_uids", "state.backend"} <= set(enums)
+    for path, row in enums.items():
+        values = re.findall(r"`([^`]+)`", row["allowed"])
+        shown = re.match(r"Flink: (\S+) ", row["default"])
+        assert shown and (shown.group(1) in values or shown.group(1) == "unset"), (path, row)
+    assert enums["checkpoint.externalized"]["default"] == (
+        "Flink: none (`execution.checkpointing.externalized-checkpoint-retention`: no_externalized_checkpoints)"
+    )
+    assert enums["state.auto_generated_uids"]["default"] == "Flink: allowed (`pipeline.auto-generate-uids`: true)"
+
+
 @pytest.mark.parametrize(
     ("path", "rule"),
     [

@@ -183,3 +183,9 @@ def test_summary_values_are_read_as_text() -> None:
     out = analyze_lineage([s])
     assert out["groups"][0]["job_id"] == A and out["groups"][0]["last_checkpoint_id"] == 42
     assert lineage.parse_checkpoint_id("-1") is None and lineage.parse_checkpoint_id(None) is None
+
+
+def test_new_job_starting_at_the_same_checkpoint_is_a_rewind_and_one_above_is_not() -> None:
+    [b] = analyze_lineage(history((A, 10), (A, 11), (B, 11), (B, 12)))["backwards"]
+    assert (b["kind"], b["checkpoint_id"], b["previous_checkpoint_id"]) == ("new_job", 11, 11)
+    assert analyze_lineage(history((A, 10), (A, 11), (B, 12), (B, 13)))["backwards"] == []

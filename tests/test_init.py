@@ -73,10 +73,9 @@ def test_contracts_from_the_examples_deploy_files_pass_check_once_the_todos_are_
     contracts = {name: root / "contracts" / f"{name}.yaml" for name in PIPELINES}
     for name, path in contracts.items():
         text = path.read_text(encoding="utf-8")
-        modeline = text.splitlines()[0]
-        assert modeline.startswith("# yaml-language-server: $schema=")
-        schema = Path(modeline.split("$schema=", 1)[1])
-        assert (path.parent / schema).resolve().is_file(), modeline
+        # the schema is installed outside this repository: no modeline, no path of this machine
+        assert text.startswith("# Written by `streamwarden init`."), text
+        assert str(Path(sys.prefix).parent) not in text and str(tmp_path) not in text
         data = load(path)
         assert data["metadata"]["name"] == data["job"]["name"] == name
         assert data["job"]["deployment"] == [f"../{name}/{f}" for f in PIPELINES[name]]
@@ -120,12 +119,12 @@ def test_contracts_from_the_examples_deploy_files_pass_check_once_the_todos_are_
     # unreviewed: validate and check refuse every TODO, with file:line
     p = sw("validate", cwd=root)
     assert p.code == 2, p
-    assert "contracts/orders-enrichment.yaml:10: metadata.owner: fill the TODO" in p.stderr
-    assert "contracts/payments-cdc.yaml:14: metadata.consumers[0].freshness: fill the TODO" in p.stderr
+    assert "contracts/orders-enrichment.yaml:9: metadata.owner: fill the TODO" in p.stderr
+    assert "contracts/payments-cdc.yaml:13: metadata.consumers[0].freshness: fill the TODO" in p.stderr
     assert p.stderr.count("fill the TODO") == 12
     p = sw("check", cwd=root)
     assert p.code == 2, p
-    assert "contracts/clickstream-sessions.yaml:13: metadata.consumers[0].name: fill the TODO" in p.output
+    assert "contracts/clickstream-sessions.yaml:12: metadata.consumers[0].name: fill the TODO" in p.output
 
     for path in contracts.values():
         fill_todos(path)
@@ -152,7 +151,7 @@ def test_dry_run_prints_and_an_existing_contract_is_only_replaced_with_force(tmp
     p = init_example(root, "orders-enrichment", "--dry-run")
     assert p.code == 0, p
     assert not target.exists()
-    assert p.stdout.startswith("# yaml-language-server: $schema=")
+    assert p.stdout.startswith("# Written by `streamwarden init`.")
     assert "owner: TODO(owner)" in p.stdout
 
     assert init_example(root, "orders-enrichment").code == 0
@@ -255,8 +254,7 @@ def test_table_from_the_example_lake(tmp_path: Path) -> None:
     assert new["quality"]["freshness"] == {"column": "TODO(column)", "max_lag": "TODO(duration)"}
     text = (root / "new.yaml").read_text(encoding="utf-8")
     assert "Iceberg catalog (lake)" in text
-    schema = Path(text.splitlines()[0].split("# yaml-language-server: $schema=", 1)[1])
-    assert (root / schema).resolve().is_file()  # outside this checkout: the installed schema's path
+    assert "yaml-language-server" not in text  # the schema is outside the repository: no machine's path
 
     fill_todos(root / "new.yaml")
     p = sw("validate", "new.yaml", cwd=root)
@@ -313,3 +311,45 @@ def test_running_job_on_the_flink_test_cluster(tmp_path: Path, flink_cluster: An
         assert p.code == 2 and "runs no job named 'no-such-job'" in p.stderr, p
     finally:
         flink_cluster.cancel(jid)
+
+
+def test_the_modeline_never_names_a_path_of_this_machine_and_refers_to_a_copy_in_the_repository(
+    tmp_path: Path,
+) -> None:
+    root = deploy_copy(tmp_path)
+    (root / ".git").mkdir()  # a checkout: the shipped schema (in this repository's checkout) is outside it
+    p = init_example(root, "orders-enrichment")
+    assert p.code == 0, p
+    text = (root / "contracts" / "orders-enrichment.yaml").read_text(encoding="utf-8")
+    assert "yaml-language-server" not in text and "/" + REPO.name + "/" not in text and str(REPO) not in text
+    command = "streamwarden schema contract > contracts/pipeline-contract.schema.json"
+    assert "streamwarden: note: no yaml-language-server modeline was written" in p.stderr and command in p.stderr, p
+
+    # the user copies the schema in, as the note says: init refers to the copy, relative to the contract
+    schema = sw("schema", "contract", cwd=root)
+    (root / "contracts" / "pipeline-contract.schema.json").write_text(schema.stdout, encoding="utf-8")
+    p = init_example(root, "orders-enrichment", "--force")
+    assert p.code == 0 and "note:" not in p.stderr, p
+    text = (root / "contracts" / "orders-enrichment.yaml").read_text(encoding="utf-8")
+    assert text.splitlines()[0] == "# yaml-language-server: $schema=pipeline-contract.schema.json"
+    nested = root / "contracts" / "team" / "orders.yaml"
+    p = init_example(root, "orders-enrichment", "-o", str(nested))
+    assert p.code == 0, p
+    first = nested.read_text(encoding="utf-8").splitlines()[0]
+    assert first == "# yaml-language-server: $schema=../pipeline-contract.schema.json"
+    assert sw("validate", str(nested), cwd=root).code == 2  # TODOs; the modeline itself disturbs nothing
+
+
+def test_dry_run_needs_no_job_name_nor_output(tmp_path: Path) -> None:
+    root = deploy_copy(tmp_path)
+    # flink-conf.yaml names no job: the contract has no file name, which a dry run does not need
+    p = sw("init", "--from-deployment", "clickstream-sessions/deploy/flink-conf.yaml", "--dry-run", cwd=root)
+    assert p.code == 0, p
+    assert not (root / "contracts").exists()
+    data = yaml.safe_load(p.stdout)
+    assert data["job"]["name"] == "TODO(name)" and data["checkpoint"]["interval"]
+    line = next(i for i, t in enumerate(p.stdout.splitlines(), 1) if t.strip().startswith("name: TODO(name)"))
+    assert f"  line {line}: metadata.name" in p.stderr, p
+    # writing it still needs a name
+    p = sw("init", "--from-deployment", "clickstream-sessions/deploy/flink-conf.yaml", cwd=root)
+    assert p.code == 2 and "no job name was found" in p.stderr and "--job NAME or -o FILE" in p.stderr, p

@@ -66,6 +66,8 @@ def test_waived_findings_are_not_annotated(examples: tuple[list[dict[str, Any]],
 def test_the_log_ends_with_a_plain_summary_line(examples: tuple[list[dict[str, Any]], dict[str, Any], str]) -> None:
     s = examples[1]["summary"]
     last = examples[2].rstrip().splitlines()[-1]
+    # the plural forms; the singular ones: tests/test_cli_small_defects.py
+    assert s["pipelines"] > 1 and s["errors"] > 1 and s["warnings"] > 1
     expected = f"{s['pipelines']} pipelines, {s['passed']} passed, {s['errors']} errors, {s['warnings']} warnings"
     assert last == f"streamwarden: {expected}, {s['waived']} waived"
 

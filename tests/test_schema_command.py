@@ -20,6 +20,7 @@ FILES = {
     "contract": "pipeline-contract.v1.schema.json",
     "config": "streamwarden-config.v1.schema.json",
     "input": "streamwarden-input.v1.schema.json",
+    "findings": "streamwarden-findings.v1.schema.json",
 }
 MODELINE = "# yaml-language-server: $schema="
 

@@ -148,7 +148,10 @@ def test_the_check_job_writes_the_job_summary_and_every_report() -> None:
 def test_the_caller_snippet_grants_what_the_reusable_workflow_needs_and_uses_real_inputs() -> None:
     caller = yaml.safe_load(caller_snippet())
     (job,) = caller["jobs"].values()
-    assert job["uses"].endswith("/.github/workflows/streamwarden.yml@v0.1.0")
+    uses = re.fullmatch(r"[\w.-]+/[\w.-]+/\.github/workflows/streamwarden\.yml@(?P<sha>[0-9a-f]{40})", job["uses"])
+    assert uses, job["uses"]  # pinned by commit, never by a tag that can move
+    assert re.search(rf"uses: \S+@{uses['sha']} # v\d+\.\d+\.\d+\n", caller_snippet())  # the release, readable
+    assert job["with"]["install"] == f"git+https://github.com/your-org/streamwarden@{uses['sha']}"  # the same commit
     assert job["permissions"]["security-events"] == "write" and job["permissions"]["actions"] == "read"
     inputs = load(REUSABLE)["on"]["workflow_call"]["inputs"]
     assert set(job["with"]) <= set(inputs)
@@ -188,3 +191,63 @@ def test_pre_commit_hooks_validate_and_check() -> None:
         [exe, "validate-manifest", str(REPO / ".pre-commit-hooks.yaml")], capture_output=True, text=True, timeout=120
     )
     assert proc.returncode == 0, proc.stdout + proc.stderr
+
+
+SHA = "0123456789abcdef0123456789abcdef01234567"
+PINNED = [
+    ".",
+    "/home/runner/work/streamwarden",
+    f"git+https://github.com/your-org/streamwarden@{SHA}",
+    f"streamwarden[iceberg] @ git+https://github.com/your-org/streamwarden@{SHA}",
+    f"git+ssh://git@github.com/your-org/streamwarden@{SHA}#egg=streamwarden",
+    "https://example.org/streamwarden-0.1.0-py3-none-any.whl#sha256=" + "ab" * 32,
+]
+UNPINNED = [
+    "streamwarden",  # whatever is published under the name
+    "streamwarden==0.1.0",  # whoever registers the name publishes 0.1.0 too
+    "streamwarden[iceberg]==0.1.0",
+    "git+https://github.com/your-org/streamwarden@v0.1.0",  # a tag can be moved
+    "git+https://github.com/your-org/streamwarden@main",
+    "git+https://github.com/your-org/streamwarden",
+    "https://example.org/streamwarden-0.1.0-py3-none-any.whl",
+    f"git+https://github.com/your-org/streamwarden@{SHA} --index-url http://127.0.0.1:1/simple",
+    ". --extra-index-url http://127.0.0.1:1/simple",
+]
+
+
+def recording_python(bin_dir: Path, log: Path) -> None:
+    """A ``python`` on PATH that records its arguments: installing from GitHub or the index cannot
+    run here (no network); what the step hands pip is what is tested."""
+    bin_dir.mkdir(parents=True, exist_ok=True)
+    script = bin_dir / "python"
+    script.write_text(f'#!/bin/sh\nprintf "%s\\n" "$*" >> "{log}"\n', encoding="utf-8")
+    script.chmod(0o755)
+
+
+def run_install_step(spec: str, tmp_path: Path) -> tuple[subprocess.CompletedProcess[str], str]:
+    script = dict(run_scripts(REUSABLE))["streamwarden.yml:check:Install streamwarden"]
+    log = tmp_path / "pip.log"
+    recording_python(tmp_path / "bin", log)
+    env = {"PATH": f"{tmp_path / 'bin'}:/usr/bin:/bin", "SW_INSTALL": spec}
+    proc = subprocess.run(["bash", "-eo", "pipefail", "-c", script], env=env, capture_output=True, text=True)
+    return proc, log.read_text(encoding="utf-8") if log.exists() else ""
+
+
+@pytest.mark.parametrize("spec", PINNED)
+def test_the_reusable_workflow_installs_a_pinned_spec(spec: str, tmp_path: Path) -> None:
+    proc, calls = run_install_step(spec, tmp_path)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert calls == f"-m pip install --disable-pip-version-check --quiet {spec}\n"
+
+
+@pytest.mark.parametrize("spec", UNPINNED)
+def test_the_reusable_workflow_refuses_a_package_name_or_a_ref_that_can_move(spec: str, tmp_path: Path) -> None:
+    proc, calls = run_install_step(spec, tmp_path)
+    assert proc.returncode == 2 and calls == "", proc.stdout + calls
+    assert proc.stdout.startswith("::error title=streamwarden::install must be pinned: a git URL at a commit SHA")
+    assert proc.stdout.count("\n") == 1  # one line, which does not echo the value into a workflow command
+
+
+def test_the_install_input_is_required_without_a_default() -> None:
+    spec = load(REUSABLE)["on"]["workflow_call"]["inputs"]["install"]
+    assert spec["required"] is True and "default" not in spec

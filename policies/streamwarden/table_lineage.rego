@@ -150,10 +150,12 @@ deny contains f if {
 #   Along the checked branch's ancestry, fires when a (job, operator)'s
 #   flink.max-committed-checkpoint-id drops below its previous commit, or when a job takes over
 #   the sink operator from the job before it (a restore: new job id) and starts at or below the
-#   checkpoint id its predecessor had already committed. Either way the job was restored from an
+#   checkpoint id its predecessor had already committed. Below it, the job was restored from an
 #   older checkpoint or savepoint: the commits in between are replayed (duplicates), or skipped by
-#   the committer (loss). A restore from the latest checkpoint continues above it and passes.
-#   Long.MAX_VALUE (a bounded job's end of input) never counts.
+#   the committer (loss). At the same id, the committer committed its predecessor's last
+#   checkpoint again under the new job id (it looks its last commit up by job id): that
+#   checkpoint's data may be in the table twice. A restore from the latest checkpoint continues
+#   above it and passes. Long.MAX_VALUE (a bounded job's end of input) never counts.
 # custom:
 #   id: SW-TABLE-009
 #   severity: error
@@ -188,7 +190,12 @@ _ice_backwards_message(b) := sprintf(
 ) if {
 	b.kind == "same_job"
 } else := sprintf(
-	"job %v took over operator %v at checkpoint %v (snapshot %v), at or below checkpoint %v that job %v had committed (snapshot %v), on branch %s of %s: restored from an older checkpoint or started without state, checkpoints %v..%v may be replayed",
+	"job %v committed checkpoint %v again (snapshot %v) when it took over operator %v from job %v, which had committed it (snapshot %v), on branch %s of %s: the committer re-committed its predecessor's last checkpoint under the new job id, and that checkpoint's data may be in the table twice",
+	[b.job_id, b.checkpoint_id, b.snapshot_id, b.operator_id, b.previous_job_id, b.previous_snapshot_id, _ice.branch, _ice_name],
+) if {
+	b.checkpoint_id == b.previous_checkpoint_id
+} else := sprintf(
+	"job %v took over operator %v at checkpoint %v (snapshot %v), below checkpoint %v that job %v had committed (snapshot %v), on branch %s of %s: restored from an older checkpoint or started without state, checkpoints %v..%v may be replayed",
 	[b.job_id, b.operator_id, b.checkpoint_id, b.snapshot_id, b.previous_checkpoint_id, b.previous_job_id, b.previous_snapshot_id, _ice.branch, _ice_name, b.checkpoint_id, b.previous_checkpoint_id],
 )
 

@@ -387,7 +387,22 @@ def _default(path: str) -> str:
         shown = format_duration(value)
     else:
         shown = str(value)
+    as_contract = _contract_value(path, value)
+    if as_contract is not None and as_contract != shown:  # Flink's value in the field's own words
+        return f"Flink: {as_contract} (`{key}`: {shown})"
     return f"Flink: {shown} (`{key}`)"
+
+
+def _contract_value(path: str, value: Any) -> str | None:
+    """The contract value a Flink value is (``no_externalized_checkpoints`` -> ``none``, the uid
+    switch ``true`` -> ``allowed``), as ``streamwarden init`` writes it; None when it has none."""
+    from streamwarden.init import DEPLOYMENT_FIELDS
+
+    for field_path, _key, convert, _worth in DEPLOYMENT_FIELDS:
+        if ".".join(field_path) == path:
+            converted = convert(value)
+            return converted if isinstance(converted, str) else None
+    return None
 
 
 _ROOT_DEFS: dict[str, Any] = {}

@@ -136,6 +136,7 @@ class InitRequest:
     table: str | None = None  # CATALOG.NAMESPACE.TABLE
     output: Path | None = None  # absolute; None: contracts/<name>.yaml under root
     now_ms: int = 0
+    dry_run: bool = False  # printed, not written: a file name is not needed
 
 
 @dataclass
@@ -144,6 +145,8 @@ class InitResult:
     text: str
     todos: list[tuple[str, int]]  # (field path, line)
     warnings: list[str]
+    notes: list[str] = field(default_factory=list)  # for the user, not about the sources (no warning)
+    named: bool = True  # False: a dry run whose contract has no file name yet (output is nominal)
 
 
 class _Init:
@@ -400,8 +403,10 @@ class _Init:
         for key in _SKELETON:
             if self.draft.data.get(key) == {}:
                 del self.draft.data[key]
-        header = [
-            f"yaml-language-server: $schema={schema_reference(output, self.req.root)}",
+        reference = schema_reference(output, self.req.root)
+        notes = [] if reference else [no_modeline_note(output, self.req.root)]
+        header = [f"yaml-language-server: $schema={reference}"] if reference else []
+        header += [
             "Written by `streamwarden init`. The comment beside a value says where it came from (file:line,",
             f"{FLINK_REST} or {ICEBERG}). Every TODO(...) is a value streamwarden cannot derive: `streamwarden",
             "validate` and `check` refuse this contract until each one is filled in.",
@@ -411,7 +416,7 @@ class _Init:
         self._scrub()
         text = render(self.draft, header)
         todos = [(path, line) for path, line in _todo_lines(text)]
-        return InitResult(output, text, todos, self.warnings)
+        return InitResult(output, text, todos, self.warnings, notes)
 
     def _scrub(self) -> None:
         """No credential is copied into the contract: a deployment file's checkpoint URL with
@@ -473,19 +478,66 @@ def _todo_lines(text: str) -> list[tuple[str, int]]:
     return [(e.path or "", e.line or 0) for e in todo_errors(doc)]
 
 
-def schema_reference(output: Path, root: Path) -> str:
-    """The contract schema for the modeline: a relative path when it lies in the same checkout as
-    the contract, else this installation's file (what ``streamwarden schema --path`` prints)."""
+SCHEMA_COPY = "pipeline-contract.schema.json"  # the name the README suggests for a copy in the repository
+
+
+def schema_reference(output: Path, root: Path) -> str | None:
+    """The contract schema for the modeline, as a path relative to the contract that holds on every
+    machine that checks the repository out: the shipped schema when it lies in the same checkout
+    (or under the root) as the contract; else a copy of it in the repository, in the contract's
+    directory or one above it up to the checkout (or the root), named ``pipeline-contract.schema.json``
+    or as shipped, beside it or in a ``schema/`` directory. None when there is neither: a path into
+    this machine's installation would not hold on another."""
     schema = (schema_dir() / CONTRACT_SCHEMA).resolve()
     here = output.parent.resolve()
     checkout = next((d for d in (here, *here.parents) if (d / ".git").exists()), None)
-    if any(top is not None and schema.is_relative_to(top) for top in (checkout, root.resolve())):
+    tops = [top for top in (checkout, root.resolve()) if top is not None]
+    if any(schema.is_relative_to(top) for top in tops):
         return Path(os.path.relpath(schema, here)).as_posix()
-    return str(schema)
+    shipped_id = _schema_id(schema)
+    for directory in (here, *here.parents):
+        if not any(directory.is_relative_to(top) for top in tops):
+            break
+        for name in (SCHEMA_COPY, CONTRACT_SCHEMA, f"schema/{SCHEMA_COPY}", f"schema/{CONTRACT_SCHEMA}"):
+            copy = directory / name
+            if copy.is_file() and shipped_id is not None and _schema_id(copy) == shipped_id:
+                return Path(os.path.relpath(copy, here)).as_posix()
+    return None
+
+
+def _schema_id(path: Path) -> str | None:
+    """A JSON Schema's ``$id`` (None when the file is not one)."""
+    import json
+
+    try:
+        with path.open(encoding="utf-8") as fh:
+            doc = json.load(fh)
+    except (OSError, ValueError):
+        return None
+    value = doc.get("$id") if isinstance(doc, dict) else None
+    return value if isinstance(value, str) else None
+
+
+def no_modeline_note(output: Path, root: Path) -> str:
+    """Why the contract has no editor modeline, and the command that gives it one."""
+    target = root.resolve() / "contracts" / SCHEMA_COPY
+    shown = os.path.relpath(target, Path.cwd().resolve()) if target.is_relative_to(Path.cwd().resolve()) else target
+    return (
+        "no yaml-language-server modeline was written: the contract schema is installed outside this "
+        "repository, and a path to it would not hold on another machine; copy it in with "
+        f"`streamwarden schema contract > {Path(shown).as_posix()}` and `streamwarden init` refers to the copy"
+    )
+
+
+def nameable(name: str | None) -> bool:
+    """Whether ``name`` can be a contract's file name."""
+    if not name or name.startswith("TODO(") or ".." in name:
+        return False
+    return bool(_SAFE_NAME.fullmatch(name))
 
 
 def default_output(root: Path, name: str | None) -> Path:
-    if not name or name.startswith("TODO(") or not _SAFE_NAME.fullmatch(name) or ".." in name:
+    if not nameable(name):
         raise UsageError(
             "cannot name the contract file: "
             + (f"the job name {name!r} is not a plain file name" if name else "no job name was found"),
@@ -510,9 +562,17 @@ def derive(req: InitRequest) -> InitResult:
         init.flink()
     if req.table:
         init.table()
-    output = req.output or default_output(req.root, init.name)
+    named = True
+    if req.output:
+        output = req.output
+    elif req.dry_run and not nameable(init.name):  # printed: no file name needed; the modeline's is nominal
+        output, named = req.root / "contracts" / "contract.yaml", False
+    else:
+        output = default_output(req.root, init.name)
     init.todos()
-    return init.finish(output)
+    result = init.finish(output)
+    result.named = named
+    return result
 
 
 def describe_todos(result: InitResult, shown: str) -> Sequence[str]:

@@ -67,8 +67,30 @@ def _defused(exc: click.ClickException) -> click.ClickException:
 
 @click.group(cls=_Command, context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(__version__, prog_name="streamwarden")
-def main() -> None:
+@click.option(
+    "--verbose",
+    "-v",
+    is_flag=True,
+    help="Verbose output, as -v after the command gives it (check: progress and timings; policy test: every test).",
+)
+@click.pass_context
+def main(ctx: click.Context, verbose: bool) -> None:
     """Policy-as-code for Flink jobs that write Iceberg tables: state, checkpoint and table contracts."""
+    if verbose:  # `streamwarden -v check` as `streamwarden check -v`: the default of every command's -v
+        ctx.default_map = _verbose_defaults(ctx.command)
+
+
+def _verbose_defaults(command: click.Command) -> dict[str, Any]:
+    """``{command: {"verbose": True}}`` for each subcommand (nested in groups) that has ``--verbose``."""
+    out: dict[str, Any] = {}
+    for name, sub in getattr(command, "commands", {}).items():
+        if isinstance(sub, click.Group):
+            nested = _verbose_defaults(sub)
+            if nested:
+                out[name] = nested
+        elif any(p.name == "verbose" for p in sub.params):
+            out[name] = {"verbose": True}
+    return out
 
 
 for _command in (

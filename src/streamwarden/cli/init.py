@@ -66,11 +66,14 @@ def init(
         table=table,
         output=Path(output).resolve() if output else None,
         now_ms=int(time.time() * 1000),
+        dry_run=dry_run,
     )
     result = derive(request)
     shown = output or _shown(result.output)
     for warning in result.warnings:
         say(f"streamwarden: warning: {terminal(warning)}")
+    for note in result.notes:
+        say(f"streamwarden: note: {terminal(note)}")
     if dry_run:
         click.echo(result.text, nl=False)
     else:
@@ -86,8 +89,9 @@ def init(
         click.echo(f"wrote {terminal(shown)}", err=True)
     if result.todos:
         click.echo(f"{len(result.todos)} TODO(s) to fill before `streamwarden validate` accepts it:", err=True)
+        where = f"{terminal(shown)}:" if output or result.named else "line "  # an unnamed dry run: the text above
         for path, line in result.todos:
-            click.echo(f"  {terminal(shown)}:{line}: {path}", err=True)
+            click.echo(f"  {where}{line}: {path}", err=True)
 
 
 def _shown(path: Path) -> str:

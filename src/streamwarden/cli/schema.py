@@ -2,7 +2,7 @@
 
 The schemas are package data (``streamwarden/_schema`` in the wheel, ``contracts/schema/`` in a
 checkout); ``--path`` prints where this installation keeps one, so an editor's YAML language
-server can be pointed at it.
+server can be pointed at it. ``findings`` is the schema of ``check --format json``'s document.
 """
 
 from __future__ import annotations
@@ -15,6 +15,7 @@ SCHEMAS = {
     "contract": CONTRACT_SCHEMA,
     "config": CONFIG_SCHEMA,
     "input": "streamwarden-input.v1.schema.json",
+    "findings": "streamwarden-findings.v1.schema.json",
 }
 
 
@@ -22,7 +23,8 @@ SCHEMAS = {
 @click.argument("which", type=click.Choice(list(SCHEMAS)), default="contract", required=False)
 @click.option("--path", "show_path", is_flag=True, help="Print the installed file path instead of the schema.")
 def schema(which: str, show_path: bool) -> None:
-    """Print a JSON Schema: contract (default), config (streamwarden.yaml) or input (the policy input)."""
+    """Print a JSON Schema: contract (default), config (streamwarden.yaml), input (the policy input)
+    or findings (what check --format json writes)."""
     path = schema_dir() / SCHEMAS[which]
     if show_path:
         click.echo(str(path))

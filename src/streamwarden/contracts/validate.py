@@ -178,7 +178,7 @@ def _convert(
             if guess:
                 hint = f"did you mean '{guess}'?"
             elif elsewhere:  # a key at the wrong level: `interval:` at the top of a contract
-                hint = "did you mean " + " or ".join(f"'{p}'" for p in elsewhere[:3]) + "?"
+                hint = _belongs_elsewhere(key, elsewhere[:3], path, allowed)
             elif allowed:
                 hint = "allowed here: " + ", ".join(allowed)
             out.append(InputError(f"unknown key '{key}'", file=file, line=doc.line_of(child), path=child, hint=hint))
@@ -296,6 +296,23 @@ def _unit_hint(parse: Any, text: str) -> str | None:
 
 
 _PROPERTY_PATHS: dict[int, tuple[Schema, dict[str, list[str]]]] = {}
+
+
+def _belongs_elsewhere(key: str, paths: list[str], here: str, allowed: list[str]) -> str:
+    """Where a key written at the wrong level is allowed (``'interval' is allowed in checkpoint,
+    not at the top level: did you mean 'checkpoint.interval'?``), and what is allowed here."""
+
+    def place(path: str) -> str:
+        parent = path.rpartition(".")[0]
+        return f"in {parent}" if parent else "at the top level"
+
+    hint = (
+        f"'{key}' is allowed {' and '.join(dict.fromkeys(place(p) for p in paths))}, not {place(join_key(here, key))}"
+    )
+    nested = [p for p in paths if p != key]  # a path other than the key itself says where to move it
+    if nested:
+        return hint + ": did you mean " + " or ".join(f"'{p}'" for p in nested) + "?"
+    return hint + (f"; allowed {place(join_key(here, key))}: " + ", ".join(allowed) if allowed else "")
 
 
 def _property_paths(schema: Schema) -> dict[str, list[str]]:

@@ -85,6 +85,8 @@ def gather_table(
         return unavailable(
             f"table {ct.identifier} in catalog '{ct.catalog}' could not be read: {describe(exc, ct.props)}"
         ), None
+    if ct.adapted:  # metadata the spec allows and PyIceberg refuses: what the compatibility reading adapted
+        facts["metadata_adapted"] = list(ct.adapted)
     return facts, ct
 
 

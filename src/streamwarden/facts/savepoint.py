@@ -228,6 +228,62 @@ def flink_entry_for(flink: dict[str, Any] | None, location: str) -> dict[str, An
     return None
 
 
+def flink_pointer_gone(location: str, source: str, flink: dict[str, Any] | None) -> str | None:
+    """Why the checkpoint Flink named as the one to restore from is gone, and the newest retained
+    checkpoint beside it (None when ``location`` is no ``chk-<n>`` directory). Flink keeps only the
+    newest ``execution.checkpointing.num-retained`` completed checkpoints: the one its REST API
+    reported (its statistics are cached for a few seconds) is deleted when a newer one completes."""
+    ident = location_identity(location)
+    if ident["kind"] != "checkpoint":
+        return None
+    named = ident["directory_checkpoint_id"]
+    shown = display_location(location)
+    newer = [(cid, path) for cid, path in retained_checkpoints(location, flink) if cid > named]
+    said = "the latest completed checkpoint" if source == "flink_latest_checkpoint" else "a checkpoint"
+    message = (
+        f"Flink named checkpoint {named} ({shown}) as {said}, but it no longer exists: Flink deletes a "
+        "completed checkpoint when a newer one completes and it has more than "
+        "execution.checkpointing.num-retained"
+    )
+    if not newer:
+        return message + "; no newer retained checkpoint was found beside it"
+    cid, path = max(newer)
+    return message + f"; the newest retained checkpoint is {cid} ({path}): restore from it with --restore-from {path}"
+
+
+def retained_checkpoints(location: str, flink: dict[str, Any] | None) -> list[tuple[int, str]]:
+    """``(checkpoint id, location)`` of the completed checkpoints that still exist beside
+    ``location``: for a local path, its sibling ``chk-<n>`` directories holding a ``_metadata``;
+    for an object store (not listed), those Flink reports completed and not discarded."""
+    parts = urllib.parse.urlsplit(location)
+    if parts.scheme.lower() in OBJECT_STORES:
+        checkpoints = (flink or {}).get("checkpoints") or {}
+        latest = checkpoints.get("latest") or {}
+        reported = [latest.get("completed"), *(checkpoints.get("history") or [])]
+        return sorted(
+            {
+                e["id"]: display_location(e["external_path"])
+                for e in reported
+                if isinstance(e, dict)
+                and isinstance(e.get("id"), int)
+                and isinstance(e.get("external_path"), str)
+                and e.get("status") == "completed"
+                and not e.get("is_savepoint")
+                and not e.get("discarded")
+            }.items()
+        )
+    found: dict[int, str] = {}
+    try:
+        parent = _local_path(location, parts).parent
+        for entry in os.scandir(parent):
+            m = _CHECKPOINT_DIR.match(entry.name)
+            if m and entry.is_dir(follow_symlinks=False) and os.path.isfile(os.path.join(entry.path, METADATA)):
+                found[int(m.group(1))] = display_location(entry.path)
+    except (OSError, SavepointError):
+        pass  # nothing to list: no newer checkpoint is named
+    return sorted(found.items())
+
+
 def flink_candidate(flink: dict[str, Any] | None) -> tuple[str, str] | None:
     """The pointer the Flink job would restore from when none is given: the newest of its latest
     savepoint and its latest retained checkpoint (``(external_path, source)``), else None."""
@@ -384,7 +440,8 @@ def gather_savepoint(
     except SavepointNotFound as exc:
         if source == "restore_from":
             raise SavepointNotFound(f"--restore-from {exc.message}", hint=exc.hint) from None
-        return unavailable(exc.render(), location=display_location(location), source=source)
+        gone = flink_pointer_gone(location, source, flink)  # Flink named it: no typo to look for
+        return unavailable(gone or exc.render(), location=display_location(location), source=source)
     except SavepointError as exc:
         return unavailable(exc.render(), location=display_location(location), source=source)
     return savepoint_facts(sp, contract, flink, source)

@@ -3,4 +3,5 @@
 - ``types``: Iceberg type strings in the contract's normalized form, and the spec's promotion rules.
 - ``lineage``: Flink commit lineage along a branch's ancestry (duplicates, rewinds, forks, strangers).
 - ``catalog`` / ``snapshots``: the pyiceberg-facing helpers of the live gatherer (imported lazily).
+- ``compat``: the compatibility reading of metadata the spec allows and pyiceberg refuses.
 """

@@ -24,6 +24,7 @@ from pathlib import Path
 from typing import Any
 
 from streamwarden import secrets
+from streamwarden.iceberg import compat
 
 _SECRET_KEY = re.compile(
     r"secret|password|passwd|token|credential|key|auth|session|signature|sas|connection[_.-]?string", re.IGNORECASE
@@ -95,8 +96,11 @@ def describe(exc: BaseException, props: Mapping[str, Any] | None = None) -> str:
     text = str(exc).strip().splitlines()[0].strip() if str(exc).strip() else ""
     kind = type(exc).__name__
     msg = f"{kind}: {text}" if text else kind
-    msg = redact(msg, props)  # first: a cut could split a secret and let its first part through
-    return msg if len(msg) <= _MAX_MESSAGE else msg[: _MAX_MESSAGE - 3] + "..."
+    return _bounded(redact(msg, props))  # redacted first: a cut could split a secret and let its first part through
+
+
+def _bounded(msg: str, limit: int = _MAX_MESSAGE) -> str:
+    return msg if len(msg) <= limit else msg[: limit - 3] + "..."
 
 
 def _sqlite_path(uri: str) -> str | None:
@@ -178,19 +182,28 @@ def open_catalog(name: str, props: dict[str, str]) -> Any:
 
 def open_table(catalog: Any, catalog_name: str, identifier: str, props: Mapping[str, Any]) -> Any:
     """``catalog.load_table(identifier)`` with errors for a missing table, a denied request, an
-    unreachable service and a corrupt or unreadable metadata file."""
+    unreachable service and a corrupt or unreadable metadata file. Metadata that the Iceberg spec
+    allows and PyIceberg refuses is read with the compatibility reading (``iceberg.compat``; what it
+    adapts is collected by ``compat.recording()`` around this call); metadata PyIceberg loads
+    although its current schema, spec or sort order names nothing is an error naming the field."""
     try:
         from pyiceberg.exceptions import NoSuchNamespaceError, NoSuchTableError
     except ImportError:
         raise IcebergFactsError(f"pyiceberg is not installed ({INSTALL_HINT})") from None
+    compat.install()
     try:
-        return catalog.load_table(identifier)
+        table = catalog.load_table(identifier)
+        invalid = compat.inconsistencies(table.metadata)
     except (NoSuchTableError, NoSuchNamespaceError):
         raise IcebergFactsError(f"table {identifier} does not exist in catalog '{catalog_name}'") from None
     except Exception as exc:
         raise IcebergFactsError(
-            f"table {identifier} in catalog '{catalog_name}' could not be loaded: {_explain(exc, props)}"
+            f"table {identifier} in catalog '{catalog_name}' could not be loaded: {_explain(exc, props, metadata=True)}"
         ) from None
+    if invalid:
+        why = _bounded(redact("the table metadata is not valid: " + "; ".join(invalid), props))
+        raise IcebergFactsError(f"table {identifier} in catalog '{catalog_name}' could not be loaded: {why}")
+    return table
 
 
 @dataclass(frozen=True)
@@ -201,6 +214,7 @@ class ContractTable:
     identifier: str
     table: Any  # pyiceberg.table.Table
     props: Mapping[str, str]  # the catalog's properties: describe(exc, props) redacts their secrets
+    adapted: tuple[str, ...] = ()  # what the compatibility reading adapted (iceberg.compat)
 
 
 def declared_table(contract: Mapping[str, Any]) -> tuple[str, str] | None:
@@ -233,22 +247,26 @@ def open_contract_table(
     props: dict[str, str] = {}
     try:
         props = catalog_properties(catalog_name, (iceberg_env or {}).get("catalogs"), root)
-        table = open_table(open_catalog(catalog_name, props), catalog_name, identifier, props)
+        with compat.recording() as adapted:
+            table = open_table(open_catalog(catalog_name, props), catalog_name, identifier, props)
     except IcebergFactsError:
         raise
     except Exception as exc:  # a configuration shape no check expected: still a gap, never a traceback
         why = f"table {identifier} in catalog '{catalog_name}' could not be read: {describe(exc, props)}"
         raise IcebergFactsError(why) from None
-    return ContractTable(catalog_name, identifier, table, props)
+    return ContractTable(catalog_name, identifier, table, props, tuple(adapted))
 
 
-def _explain(exc: BaseException, props: Mapping[str, Any]) -> str:
+def _explain(exc: BaseException, props: Mapping[str, Any], *, metadata: bool = False) -> str:
     """A short cause for the common failures, then the redacted original message."""
+    refused = compat.refusal(exc) if metadata else None
+    if refused is not None:  # the field refused, and whether that is a reader limit or invalid metadata
+        return _bounded(redact(refused, props))
     name = type(exc).__name__
     text = str(exc).lower()
     if isinstance(exc, PermissionError) or name in ("ForbiddenError", "UnauthorizedError", "AuthorizationExpiredError"):
         cause = "permission denied"
-    elif name in ("ValidationError", "JSONDecodeError") or "validation error" in text or "expecting value" in text:
+    elif name == "JSONDecodeError" or "expecting value" in text:
         cause = "the table metadata file is corrupt or not Iceberg metadata"
     elif isinstance(exc, FileNotFoundError) or "no such file" in text:
         cause = "a metadata file is missing"

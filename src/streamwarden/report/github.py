@@ -64,12 +64,16 @@ class GithubReporter(Reporter):
             )
         s = report.summary
         out.append(
-            f"streamwarden: {s['pipelines']} pipelines, {s['passed']} passed, {s['errors']} errors, "
-            f"{s['warnings']} warnings, {s['waived']} waived"
+            f"streamwarden: {_plural(s['pipelines'], 'pipeline')}, {s['passed']} passed, "
+            f"{_plural(s['errors'], 'error')}, {_plural(s['warnings'], 'warning')}, {s['waived']} waived"
             + (f", {s.get('baselined', 0)} baselined" if report.baseline is not None else "")
-            + (f", {len(report.errors)} unusable inputs" if report.errors else "")
+            + (f", {_plural(len(report.errors), 'unusable input')}" if report.errors else "")
         )
         return "\n".join(out) + "\n"
+
+
+def _plural(n: int, word: str) -> str:
+    return f"{n} {word}" + ("" if n == 1 else "s")
 
 
 def write_step_summary(report: Report, environ: Mapping[str, str] | None = None) -> str | None:
