@@ -178,7 +178,7 @@ def _related(change: Change, finding: Finding) -> bool:
     fp = finding.path
     if not fp or change.change == "moved":
         return False  # no rule judges a position; a finding inside a moved item is about its other changes
-    if change.change == "removed" and fp == change.anchor:
+    if change.change == "removed" and fp == change.anchor and change.path != change.anchor:  # a list's item
         keys = _KEYED_LISTS.get(change.anchor, ())
         before = change.before if isinstance(change.before, dict) else {}
         return any(before.get(k) is not None and before.get(k) == finding.value for k in keys)
