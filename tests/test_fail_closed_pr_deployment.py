@@ -162,3 +162,22 @@ def test_a_symbolic_link_in_place_of_the_contracts_directory_does_not_move_the_b
     assert p.code == 1, p
     (f,) = _findings(p, "SW-STATE-012")
     assert f["file"] == "deploy/config.yaml", p
+
+
+def test_the_base_files_are_judged_together_as_the_base_read_them(tmp_path: Path) -> None:
+    """The base names two files, the later overriding the earlier's checkpoint interval; the pull
+    request drops the earlier one. The base's files are judged together, in the base's order: the
+    interval the later file overrides is no finding (judged alone, the shared file would break
+    SW-CKPT-003 and every rule whose key it leaves at Flink's default)."""
+    repo = Repo(tmp_path / "repo")
+    repo.write("contracts/orders.yaml", _contract(["../deploy/shared.yaml", "../deploy/config.yaml"]))
+    repo.write("deploy/shared.yaml", "execution.checkpointing.interval: 30 s\n")
+    repo.write("deploy/config.yaml", CONFIG)
+    repo.commit("base: a shared file, overridden by the job's own")
+    repo.branch("pr")
+    assert _check(repo).json()["findings"] == []
+    repo.write("contracts/orders.yaml", _contract(["../deploy/config.yaml"]))
+    repo.commit("the shared file is not the job's any more")
+    p = _check(repo)
+    assert p.code == 0, p
+    assert sorted(f["rule"] for f in p.json()["findings"]) == ["SW-DEPLOY-006"], p

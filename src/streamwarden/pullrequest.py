@@ -173,12 +173,13 @@ class BaseSnapshot:
         return same_path, found
 
     def named_deployment(self, name: str, head_file: Path, head: dict[str, Any]) -> list[str]:
-        """The files the base's contract of pipeline ``name`` names in ``job.deployment`` that the
-        head's (``head``, at ``head_file``) no longer names and that still exist: in a pull request
-        they are the job's configuration as far as the trusted side knows, so they are still read
-        and judged (SW-DEPLOY-006 reports that the pointer moved). Repository-relative paths, each
-        joined to the base contract's directory as text: a symbolic link the pull request puts in
-        the contract's place or directory does not move them."""
+        """The files the base's contract of pipeline ``name`` names in ``job.deployment`` (those that
+        still exist, in the base's order), when one of them is a file the head's contract (``head``,
+        at ``head_file``) no longer names; else none. In a pull request they are the job's
+        configuration as far as the trusted side knows, so they are still read and judged, together
+        and in the base's order as the base read them (SW-DEPLOY-006 reports that the pointer
+        moved). Repository-relative paths, each joined to the base contract's directory as text: a
+        symbolic link the pull request puts in the contract's place or directory does not move them."""
         _, found = self._paired(name, head_file)
         if found is None or found.contract is None:
             return []  # added, unparseable at the base, or the same file at the same place
@@ -187,17 +188,19 @@ class BaseSnapshot:
             return []
         top = self.repo.top_resolved()
         out: list[str] = []
+        dropped = False
         try:
             head_dir = resolved(head_file).parent
             named = {resolved(head_dir / e) for e in _deployment_entries(head)}
             for entry in old:
                 rel = posixpath.normpath(posixpath.join(posixpath.dirname(found.repo_path), entry))
                 target = resolved(top / rel)
-                if target not in named and target.exists() and rel not in out:
+                if target.exists() and rel not in out:  # a file the pull request deletes deploys nothing
                     out.append(rel)
+                    dropped = dropped or target not in named
         except (OSError, ValueError):  # a name the system refuses: the head side reports its entries
-            return out
-        return out
+            return []
+        return out if dropped else []
 
     def history(self, base: BaseContract) -> list[dict[str, Any]]:
         """Earlier versions along the first-parent history, newest first, for transitive modes only.

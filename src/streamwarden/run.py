@@ -670,9 +670,9 @@ def _check_chunk_of(
 
 
 def _base_named_deployment(ctx: _RunContext, contract: Contract) -> tuple[dict[str, Any], dict[str, Any]] | None:
-    """In a pull request, the files the base's contract names in ``job.deployment`` that the head's
-    no longer does (``BaseSnapshot.named_deployment``): the contract's data naming them instead,
-    and their ``facts.deployment``. None when there are none (the usual case)."""
+    """In a pull request whose contract no longer names a file its base's ``job.deployment`` names,
+    the base's files (``BaseSnapshot.named_deployment``): the contract's data naming them instead,
+    and their ``facts.deployment``. None otherwise (the usual case)."""
     assert ctx.base is not None
     entries = ctx.base.named_deployment(contract.name, contract.path, contract.data)
     if not entries:
@@ -712,10 +712,10 @@ def _base_named_findings(
     base_named: tuple[dict[str, Any], dict[str, Any]],
     found: list[Finding],
 ) -> list[Finding]:
-    """Every policy over the files a pull request's base contract names and the head's no longer
-    does, judged against the head contract: repointing or dropping ``job.deployment`` never hides
-    what those files say. A finding the pipeline's own evaluation has (the same rule, fingerprint
-    and place: the contract's own findings) is not repeated."""
+    """Every policy over the files a pull request's base contract names, judged against the head
+    contract: repointing or dropping ``job.deployment`` never hides what those files say. A finding
+    the pipeline's own evaluation has (the same rule, fingerprint and place: the contract's own
+    findings, and those of a file both name) is not repeated."""
     data, deployment = base_named
     named = inputdoc.with_deployment(doc, data, deployment)
     seen = {(f.rule, f.fingerprint, f.file, f.line) for f in found}
@@ -803,8 +803,8 @@ def evaluate_pipeline(
     base's. ``compare_base`` false: the base is left out of the evaluated document (an unchanged
     contract under unchanged policies) but kept in the returned one (the contract review reads it).
     ``before_waivers`` sees the evaluated document and the findings before waivers (the result
-    cache stores those). ``base_named``: in a pull request, the files the base's contract names
-    and the head's no longer does, also judged (:func:`_base_named_deployment`). Returns the
+    cache stores those). ``base_named``: in a pull request whose contract no longer names a file
+    its base names, the base's files, also judged (:func:`_base_named_deployment`). Returns the
     findings in report order and the document."""
     doc = inputdoc.pipeline(contract, facts, ctx.now, ctx.options.environment, ctx.options.mode, base)
     evaluated = doc if base is None or compare_base else inputdoc.without_base(doc)

@@ -29,8 +29,8 @@ def gather_named_deployment(
 ) -> dict[str, Any]:
     """``facts.deployment`` of a contract's data whose ``job.deployment`` entries are relative to
     ``directory`` (a resolved directory in the repository), not to the contract's file, and must
-    lie in the repository: in a pull request, the files the base's contract names that the head's
-    no longer does (``BaseSnapshot.named_deployment``)."""
+    lie in the repository: in a pull request, the files the base's contract names
+    (``BaseSnapshot.named_deployment``)."""
     from streamwarden.facts import deployment
 
     return deployment.gather_deployment(data, directory, root, known_keys=known_keys, directory=directory)
