@@ -89,7 +89,11 @@ class GitRepo:
     def discover(cls, cwd: Path) -> GitRepo:
         try:
             out = subprocess.run(
-                ["git", "rev-parse", "--show-toplevel"], cwd=cwd, capture_output=True, text=True, check=False
+                ["git", "rev-parse", "--show-toplevel", "--absolute-git-dir"],
+                cwd=cwd,
+                capture_output=True,
+                text=True,
+                check=False,
             )
         except FileNotFoundError:
             raise UsageError("--base needs git, and git is not installed") from None
@@ -98,7 +102,9 @@ class GitRepo:
                 f"--base needs a git repository, and {cwd} is not inside one",
                 hint="run streamwarden from a clone of your repository",
             )
-        repo = cls(Path(out.stdout.strip()))
+        lines = out.stdout.rstrip("\n").split("\n")
+        # (a name with a newline in it: the git directory is asked for on its own)
+        repo = cls(Path(lines[0].strip()), lines[1] if len(lines) == 2 else None)
         repo.isolated()  # (the empty directory made by this process, before any worker forks)
         return repo
 
