@@ -52,7 +52,7 @@ def test_renamed_contract_file_still_pairs(runner: CliRunner, repo: Repo) -> Non
     assert _json(r)["pipelines"] == []  # same name, same content: nothing changed
 
 
-def test_interval_change_is_a_safe_change_in_the_review(runner: CliRunner, repo: Repo) -> None:
+def test_interval_change_no_rule_judges_is_reviewed_not_safe(runner: CliRunner, repo: Repo) -> None:
     repo.write("contracts/orders.yaml", CLEAN_CONTRACT.replace("interval: 60s", "interval: 45s"))
     repo.commit("faster checkpoints")
     r = invoke(runner, "diff", "--base", "main", "--format", "json", "--now", NOW, cwd=repo.path)
@@ -61,7 +61,9 @@ def test_interval_change_is_a_safe_change_in_the_review(runner: CliRunner, repo:
     assert pipeline["status"] == "changed"
     (change,) = pipeline["changes"]
     assert change["path"] == "checkpoint.interval"
-    assert (change["before"], change["after"], change["class"]) == (60000, 45000, "safe")
+    assert (change["before"], change["after"], change["class"]) == (60000, 45000, "coordinate")
+    assert change["rule"] is None
+    assert "no rule judges this change, so it is not known to be safe" in change["reason"]
 
 
 def test_new_contract_is_checked_as_new(runner: CliRunner, repo: Repo) -> None:
@@ -184,4 +186,4 @@ def test_markdown_review_names_classes(runner: CliRunner, repo: Repo) -> None:
     repo.commit("faster")
     r = invoke(runner, "diff", "--base", "main", "--now", NOW, cwd=repo.path)
     assert "### `orders-enrichment` (changed)" in r.output
-    assert "| 🟢 safe | `checkpoint.interval` | changed | `60000` | `45000` |" in r.output
+    assert "| 🟡 coordinate | `checkpoint.interval` | changed | `60000` | `45000` |" in r.output

@@ -131,8 +131,9 @@ def test_a_comment_only_edit_reads_no_change_in_meaning(tmp_path: Path) -> None:
 
 
 def test_the_review_and_the_pull_request_comment_show_the_same_change_table(tmp_path: Path) -> None:
+    documented = "timestamptz, required: true, id: 3, doc: placed}"
     head = (
-        CLEAN_CONTRACT.replace("interval: 60s", "interval: 45s")
+        CLEAN_CONTRACT.replace("timestamptz, required: true, id: 3}", documented)
         .replace("{name: order_id, type: long,", "{name: order_id, type: int,")
         .replace('    - {name: amount, type: "decimal(12,2)", id: 2}\n', "")
     )
@@ -151,4 +152,4 @@ def test_the_review_and_the_pull_request_comment_show_the_same_change_table(tmp_
     assert rows == table(comment.stdout)
     assert [r.split(" | ")[0] for r in rows[2:]] == ["| 🔴 breaking", "| 🟡 coordinate", "| 🟢 safe"]
     assert "| `table.schema[0].type` | changed | `long` | `int` | SW-SCHEMA-002: " in rows[2]
-    assert "| `checkpoint.interval` | changed | `60000` | `45000` |" in rows[4]
+    assert "| `table.schema[1].doc` | added | — | `placed` | documentation only |" in rows[4]

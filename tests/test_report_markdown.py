@@ -183,8 +183,9 @@ def test_check_with_base_puts_the_contract_review_in_the_comment_and_the_job_sum
     comment = run_check("--base", "main", "--format", "markdown", cwd=repo.path)
     assert comment.exit_code == 0, comment.output
     review = comment.stdout[comment.stdout.index("### Contract changes") :]
-    assert "#### ✅ orders-enrichment: changed (1 safe)" in review
-    assert "| 🟢 safe | `checkpoint.interval` | changed | `60000` | `45000` |" in review
+    # no rule judges a checkpoint interval's change: reviewed, never called safe
+    assert "#### ⚠️ orders-enrichment: changed (1 coordinate)" in review
+    assert "| 🟡 coordinate | `checkpoint.interval` | changed | `60000` | `45000` |" in review
     summary = tmp_path / "summary.md"
     run_check("--base", "main", "--format", "github", cwd=repo.path, env={"GITHUB_STEP_SUMMARY": str(summary)})
     assert summary.read_text(encoding="utf-8") == comment.stdout + "\n"

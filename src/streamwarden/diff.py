@@ -1,18 +1,23 @@
 """``streamwarden diff``: a contract review a person reads as a pull-request comment.
 
 Every change between the base and head contract is listed with its class: ``breaking`` (an error
-from a diff rule), ``coordinate`` (a warning, or a change to state or partitioning that needs a
-coordinated deploy) or ``safe``. The classification comes from the policies' findings, so the
-review and ``check --base`` can never disagree. Every change in meaning is listed, the harmless
+from a diff rule), ``coordinate`` (a warning from a diff rule, or a change no diff rule judges) or
+``safe`` (a change known to be harmless: documentation, a column moved, an optional column or a
+consumer added, a consumer's contact edited). The classification comes from the policies'
+findings, so the review and ``check --base`` can never disagree about what a rule says; a change
+no rule judges is reviewed, never called safe. Every change in meaning is listed, the harmless
 ones too: a column moved is ``safe`` (a partition field moved: ``coordinate``), a column removed
 from a table with consumers is at least ``coordinate`` under every compatibility mode, and a
-contract whose file changed only in comments or formatting reads "no change in meaning".
+contract whose file changed only in comments or formatting reads "no change in meaning". The
+consumers of a change are the ones its finding names (``evidence.consumers``), else every
+consumer for a change readers of the table can notice.
 """
 
 from __future__ import annotations
 
 import bisect
 import json
+import re
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -36,14 +41,6 @@ _KEYED_LISTS = {
 # Keyed lists whose order means something: a column's position is what `SELECT *` and positional
 # readers see, a partition field's position is part of the partition spec. A move is listed.
 _ORDERED_LISTS = {"table.schema": "column", "table.partition_spec": "partition field"}
-# Changes that need a coordinated deploy even when no rule objects.
-_COORDINATE_PREFIXES = (
-    "state.",
-    "job.max_parallelism",
-    "table.partition_spec",
-    "table.identifier_fields",
-    "schema_evolution.",
-)
 # Changes readers of the table can notice: their consumers are named.
 _READER_PREFIXES = ("table.", "retention.", "quality.", "metadata.consumers", "schema_evolution.")
 _DERIVED = {"expires_end_ms"}
@@ -178,7 +175,7 @@ def _related(change: Change, finding: Finding) -> bool:
     fp = finding.path
     if not fp or change.change == "moved":
         return False  # no rule judges a position; a finding inside a moved item is about its other changes
-    if change.change == "removed" and fp == change.anchor:
+    if change.change == "removed" and fp == change.anchor and change.path != change.anchor:  # a list's item
         keys = _KEYED_LISTS.get(change.anchor, ())
         before = change.before if isinstance(change.before, dict) else {}
         return any(before.get(k) is not None and before.get(k) == finding.value for k in keys)
@@ -191,32 +188,56 @@ def _related(change: Change, finding: Finding) -> bool:
 
 
 def classify(changes: list[Change], findings: list[Finding], consumers: list[str], diff_rules: set[str]) -> None:
-    """Each change gets the most severe related finding of a diff rule, else a default class."""
+    """Each change gets the most severe related finding of a diff rule; a change no diff rule
+    judges is ``coordinate`` (reviewed) unless it is known to be harmless (:func:`_harmless`)."""
     relevant = [f for f in findings if f.rule in diff_rules]
     for c in changes:
         related = sorted((f for f in relevant if _related(c, f)), key=lambda f: (f.severity != "error", f.rule))
+        harmless = None if related else _harmless(c)
         if related and related[0].severity == "error" and not related[0].waived:
             c.cls, c.rule, c.reason = "breaking", related[0].rule, related[0].message
         elif related:
             c.cls, c.rule, c.reason = "coordinate", related[0].rule, related[0].message
-        elif c.path.startswith(_COORDINATE_PREFIXES) or c.anchor.startswith(_COORDINATE_PREFIXES):
-            c.cls, c.reason = "coordinate", _coordinate_reason(c)
-        elif c.change == "removed" and c.anchor == "table.schema" and consumers:
-            # no compatibility mode makes dropping a column harmless to the consumers that read it
-            c.cls, c.reason = "coordinate", _column_removed_reason(c)
+        elif harmless is not None:
+            c.cls, c.reason = "safe", harmless
         else:
-            c.cls, c.reason = "safe", _safe_reason(c)
-        if c.cls != "safe" and c.path.startswith(_READER_PREFIXES):
-            c.consumers = list(consumers)
+            c.cls, c.reason = "coordinate", _review_reason(c, consumers)
+        if c.cls != "safe":
+            c.consumers = _consumers_of(c, related[0] if related else None, consumers)
 
 
-def _column_removed_reason(c: Change) -> str:
-    name = c.before.get("name") if isinstance(c.before, dict) else None
-    column = f"column {json.dumps(name, ensure_ascii=False)}" if name is not None else "a column"
-    return f"{column} removed: consumers that read it break; tell them before merging"
+def _consumers_of(c: Change, finding: Finding | None, consumers: list[str]) -> list[str]:
+    """Whom to tell about a change: the consumers its finding names, else every consumer when
+    readers of the table can notice it."""
+    named = finding.evidence.get("consumers") if finding is not None else None
+    if isinstance(named, list) and all(isinstance(n, str) for n in named):
+        return list(named)
+    return list(consumers) if c.path.startswith(_READER_PREFIXES) else []
 
 
-def _coordinate_reason(c: Change) -> str:
+def _harmless(c: Change) -> str | None:
+    """Why a change no rule judges is known to be harmless, or None: documentation, a column
+    moved, an optional column added, a consumer added or their contact edited. Anything else is
+    reviewed: a change no rule knows is never called safe."""
+    if c.change == "moved" and c.anchor.startswith("table.schema["):
+        return c.reason + ": readers that select by name are unaffected"
+    if c.path.endswith((".doc", ".description")) or c.path == "metadata.description":
+        return "documentation only"
+    optional = isinstance(c.after, dict) and c.after.get("required") is not True
+    if c.change == "added" and optional and re.fullmatch(r"table\.schema\[\d+\]", c.path):
+        return "an optional field added: readers that do not know it ignore it"
+    if c.change == "added" and re.fullmatch(r"metadata\.consumers\[\d+\]", c.path):
+        return "a consumer added: they are told about breaking changes from now on"
+    if re.fullmatch(r"metadata\.consumers\[\d+\]\.contact", c.path):
+        return "a consumer's contact edited: informs who is told about breaking changes"
+    return None
+
+
+def _review_reason(c: Change, consumers: list[str]) -> str:
+    """Why a change no rule judges needs a reviewer: what it touches, where that is known."""
+    if c.change == "removed" and c.anchor == "table.schema" and consumers:
+        # no compatibility mode makes dropping a column harmless to the consumers that read it
+        return _column_removed_reason(c)
     if c.change == "moved":
         return c.reason + ": a new partition spec; consumers' partition filters and maintenance jobs may need updating"
     if c.path.startswith("state.") or c.path.startswith("job.max_parallelism"):
@@ -225,19 +246,15 @@ def _coordinate_reason(c: Change) -> str:
         return "partition evolution: consumers' partition filters and maintenance jobs may need updating"
     if c.path.startswith("schema_evolution."):
         return "the compatibility promise changes from the next pull request on"
-    return "consumers relying on the table's keys must be told"
+    if c.path.startswith("table.identifier_fields"):
+        return "consumers relying on the table's keys must be told"
+    return "no rule judges this change, so it is not known to be safe: review what it means for the job and its readers"
 
 
-def _safe_reason(c: Change) -> str:
-    if c.change == "moved":
-        return c.reason + ": readers that select by name are unaffected"
-    if c.path.endswith((".doc", ".description")) or c.path == "metadata.description":
-        return "documentation only"
-    if c.path.startswith("metadata.consumers"):
-        return "consumer list edited: informs who is told about breaking changes"
-    if c.path.startswith("table.schema") and c.change == "added":
-        return "an optional field added: readers that do not know it ignore it"
-    return "no compatibility rule applies to this change"
+def _column_removed_reason(c: Change) -> str:
+    name = c.before.get("name") if isinstance(c.before, dict) else None
+    column = f"column {json.dumps(name, ensure_ascii=False)}" if name is not None else "a column"
+    return f"{column} removed: consumers that read it break; tell them before merging"
 
 
 def diff_rules(result: Any) -> set[str]:
@@ -360,8 +377,7 @@ def _unmatched(
         c = Change(f.path, f.path, "kept", f.value, f.value)
         c.cls = "breaking" if f.severity == "error" else "coordinate"
         c.rule, c.reason = f.rule, f.message
-        if f.path.startswith(_READER_PREFIXES):
-            c.consumers = list(consumers)
+        c.consumers = _consumers_of(c, f, consumers)
         out.append(c)
     return out
 

@@ -3,14 +3,34 @@
 Everything goes through ``git`` plumbing (rev-parse, merge-base, grep, ls-tree, cat-file --batch,
 log), so a pull-request check sees the base branch exactly as committed; each kind of work is one
 process for all files (one ``ls-tree``, one ``log``, one ``cat-file --batch``), never one per file.
+
+The base is read as bytes, with nothing the pull request can commit in between. Git reads
+``.gitattributes`` from the work tree (and from the index where the work tree has none), and a
+pull request commits those: ``*.yaml -diff`` or ``binary`` made ``git grep -I`` skip every base
+contract, and an attribute on a path changes how ``log -M`` scores a rename. So every command runs
+with an empty directory of its own as work tree and current directory and an index that does not
+exist (no in-tree attributes, whoever committed them), ``core.attributesFile`` and the system
+attributes off, replace refs and the graft file off (``GIT_NO_REPLACE_OBJECTS``,
+``GIT_GRAFT_FILE``), no mailmap; ``grep`` reads every file as text (``-a``, no textconv) and
+``cat-file --batch`` returns blobs unconverted (no ``--filters``/``--textconv``). What each
+command could otherwise read from the tree:
+
+- ``grep``: the ``diff`` attribute (``-diff``, ``binary``, a textconv driver) decides "binary";
+- ``log -M``: the ``diff`` attribute changes the similarity that pairs a rename;
+- ``diff --name-only``, ``ls-tree``, ``cat-file``, ``rev-parse``, ``merge-base``: no attribute,
+  but replace refs and grafts change which commits and objects they see.
 """
 
 from __future__ import annotations
 
+import atexit
 import hashlib
+import os
 import re
+import shutil
 import subprocess
-from dataclasses import dataclass
+import tempfile
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from streamwarden.errors import InputError, UsageError
@@ -23,15 +43,57 @@ class GitError(InputError):
     """A git command failed in a way the user can fix."""
 
 
+_EMPTY: list[str] = []  # the process's empty directory (made once, removed at exit)
+
+
+def _empty_dir() -> str:
+    """An empty directory of this process, for git's work tree: no ``.gitattributes`` in it or
+    below it. Made once; removed when the process that made it exits."""
+    if not _EMPTY:
+        made = tempfile.mkdtemp(prefix="streamwarden-git-")
+        pid = os.getpid()
+        _EMPTY.append(made)
+
+        def remove() -> None:
+            if os.getpid() == pid:  # not in a forked worker
+                shutil.rmtree(made, ignore_errors=True)
+
+        atexit.register(remove)
+    return _EMPTY[0]
+
+
+def _isolated(git_dir: str) -> tuple[list[str], dict[str, str], str]:
+    """The command prefix, environment and directory a command runs with: the repository at
+    ``git_dir``, and none of the work tree's configuration (module docstring)."""
+    empty = _empty_dir()
+    env = {
+        **os.environ,
+        "GIT_DIR": git_dir,
+        "GIT_WORK_TREE": empty,
+        "GIT_INDEX_FILE": os.path.join(empty, "index"),  # never made: an empty index
+        "GIT_NO_REPLACE_OBJECTS": "1",
+        "GIT_GRAFT_FILE": os.path.join(empty, "grafts"),  # never made: no grafts
+        "GIT_ATTR_NOSYSTEM": "1",
+        "GIT_OPTIONAL_LOCKS": "0",
+    }
+    prefix = ["git", "-c", f"core.attributesFile={os.path.join(empty, 'attributes')}", "-c", "log.mailmap=false"]
+    return prefix, env, empty
+
+
 @dataclass
 class GitRepo:
     top: Path
+    git_dir: str | None = field(default=None, compare=False)  # absolute; asked of git when not given
 
     @classmethod
     def discover(cls, cwd: Path) -> GitRepo:
         try:
             out = subprocess.run(
-                ["git", "rev-parse", "--show-toplevel"], cwd=cwd, capture_output=True, text=True, check=False
+                ["git", "rev-parse", "--show-toplevel", "--absolute-git-dir"],
+                cwd=cwd,
+                capture_output=True,
+                text=True,
+                check=False,
             )
         except FileNotFoundError:
             raise UsageError("--base needs git, and git is not installed") from None
@@ -40,15 +102,31 @@ class GitRepo:
                 f"--base needs a git repository, and {cwd} is not inside one",
                 hint="run streamwarden from a clone of your repository",
             )
-        return cls(Path(out.stdout.strip()))
+        lines = out.stdout.rstrip("\n").split("\n")
+        # (a name with a newline in it: the git directory is asked for on its own)
+        repo = cls(Path(lines[0].strip()), lines[1] if len(lines) == 2 else None)
+        repo.isolated()  # (the empty directory made by this process, before any worker forks)
+        return repo
+
+    def isolated(self) -> tuple[list[str], dict[str, str], str]:
+        """How a command runs (:func:`_isolated`), for this repository."""
+        if self.git_dir is None:
+            out = subprocess.run(
+                ["git", "rev-parse", "--absolute-git-dir"], cwd=self.top, capture_output=True, check=False
+            )
+            if out.returncode != 0:
+                raise GitError(f"git rev-parse failed: {out.stderr.decode(errors='replace').strip()}")
+            self.git_dir = os.fsdecode(out.stdout.rstrip(b"\n"))
+        return _isolated(self.git_dir)
 
     def git(self, *args: str, input_bytes: bytes | None = None) -> subprocess.CompletedProcess[bytes]:
-        return subprocess.run(["git", *args], cwd=self.top, input=input_bytes, capture_output=True, check=False)
+        prefix, env, cwd = self.isolated()
+        return subprocess.run([*prefix, *args], cwd=cwd, env=env, input=input_bytes, capture_output=True, check=False)
 
     def start(self, *args: str) -> Pending:
         """``git(*args)`` started in the background: the caller goes on working (git runs on another
         core) and collects the result with :meth:`Pending.result`."""
-        return Pending(self.top, args)
+        return Pending(self, args)
 
     def text(self, *args: str) -> str:
         proc = self.git(*args)
@@ -253,16 +331,15 @@ class Pending:
     """A git command running in the background. Its output goes to temporary files, not pipes: a
     pipe nobody reads yet would stop git once full (64 KiB: a grep over a few thousand files)."""
 
-    def __init__(self, top: Path, args: tuple[str, ...]) -> None:
-        import tempfile
-
+    def __init__(self, repo: GitRepo, args: tuple[str, ...]) -> None:
         self.args = args
+        prefix, env, cwd = repo.isolated()
         # the files live as long as the command (closed by result() or close()), not a block
         self._out = tempfile.TemporaryFile()  # noqa: SIM115
         self._err = tempfile.TemporaryFile()  # noqa: SIM115
         try:
             self._proc: subprocess.Popen[bytes] | None = subprocess.Popen(
-                ["git", *args], cwd=top, stdin=subprocess.DEVNULL, stdout=self._out, stderr=self._err
+                [*prefix, *args], cwd=cwd, env=env, stdin=subprocess.DEVNULL, stdout=self._out, stderr=self._err
             )
         except BaseException:
             self._close_files()
@@ -295,7 +372,9 @@ class Pending:
 
 
 def _grep_args(commit: str, pattern: str, pathspecs: list[str]) -> tuple[str, ...]:
-    return ("grep", "-l", "-z", "-E", "-I", pattern, commit, "--", *(pathspecs or ["."]))
+    # -a: every file is read as text, whatever an attribute or a NUL byte says (a contract with a
+    # NUL is listed, and its parse reports it); textconv is off unless asked for
+    return ("grep", "-l", "-z", "-a", "--no-textconv", "-E", pattern, commit, "--", *(pathspecs or ["."]))
 
 
 def grep_result(proc: subprocess.CompletedProcess[bytes], commit: str) -> list[str]:

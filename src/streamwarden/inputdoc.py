@@ -48,6 +48,13 @@ def without_base(doc: InputDocument) -> InputDocument:
     return {**doc, "base": None}
 
 
+def with_deployment(doc: InputDocument, contract: dict[str, Any], deployment: dict[str, Any]) -> InputDocument:
+    """``doc`` judged on other deployment files: ``contract`` (the same contract, its
+    ``job.deployment`` naming those files) and their ``facts.deployment``; no base (the pipeline's
+    own document compared it)."""
+    return {**doc, "contract": contract, "facts": {**doc["facts"], "deployment": deployment}, "base": None}
+
+
 def review_part(doc: InputDocument) -> InputDocument:
     """What the contract review keeps of a pipeline's document: its contract and base, no facts."""
     return {"contract": doc["contract"], "base": doc["base"]}

@@ -10,6 +10,7 @@ from __future__ import annotations
 import contextlib
 import json
 import os
+import posixpath
 import stat
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -119,8 +120,7 @@ class BaseSnapshot:
     def document(self, name: str, head_file: Path, head: dict[str, Any] | None = None) -> dict[str, Any]:
         """``input.base`` for the head contract ``name`` (see docs/design-internal.md). An unchanged
         file's base version is the head contract itself (``head``), with no history to compare."""
-        rel = _relpath(self.repo, head_file) or ""
-        same_path = self.by_path.get(rel)
+        same_path, found = self._paired(name, head_file)
         if same_path is not None and same_path.unchanged and head is not None:
             return {
                 "ref": self.ref,
@@ -131,11 +131,6 @@ class BaseSnapshot:
                 "contract": head,
                 "history": [],
             }
-        found = self.by_name.get(name)
-        if found is None and same_path is not None and not same_path.unchanged:
-            # no base contract of this name: the one the base held in the same file (unparseable,
-            # or renamed in place: a new metadata.name does not make the changes beside it new)
-            found = same_path
         if found is None:
             return {
                 "ref": self.ref,
@@ -165,6 +160,47 @@ class BaseSnapshot:
             "contract": found.contract,
             "history": self.history(found),
         }
+
+    def _paired(self, name: str, head_file: Path) -> tuple[BaseContract | None, BaseContract | None]:
+        """The base file at the head file's path, and the base contract the head contract ``name``
+        pairs with: the one of the same name, else (unparseable, or renamed in place: a new
+        metadata.name does not make the changes beside it new) the one the base held in the same
+        file."""
+        same_path = self.by_path.get(_relpath(self.repo, head_file) or "")
+        found = self.by_name.get(name)
+        if found is None and same_path is not None and not same_path.unchanged:
+            found = same_path
+        return same_path, found
+
+    def named_deployment(self, name: str, head_file: Path, head: dict[str, Any]) -> list[str]:
+        """The files the base's contract of pipeline ``name`` names in ``job.deployment`` (those that
+        still exist, in the base's order), when one of them is a file the head's contract (``head``,
+        at ``head_file``) no longer names; else none. In a pull request they are the job's
+        configuration as far as the trusted side knows, so they are still read and judged, together
+        and in the base's order as the base read them (SW-DEPLOY-006 reports that the pointer
+        moved). Repository-relative paths, each joined to the base contract's directory as text: a
+        symbolic link the pull request puts in the contract's place or directory does not move them."""
+        _, found = self._paired(name, head_file)
+        if found is None or found.contract is None:
+            return []  # added, unparseable at the base, or the same file at the same place
+        old = _deployment_entries(found.contract)
+        if not old:
+            return []
+        top = self.repo.top_resolved()
+        out: list[str] = []
+        dropped = False
+        try:
+            head_dir = resolved(head_file).parent
+            named = {resolved(head_dir / e) for e in _deployment_entries(head)}
+            for entry in old:
+                rel = posixpath.normpath(posixpath.join(posixpath.dirname(found.repo_path), entry))
+                target = resolved(top / rel)
+                if target.exists() and rel not in out:  # a file the pull request deletes deploys nothing
+                    out.append(rel)
+                    dropped = dropped or target not in named
+        except (OSError, ValueError):  # a name the system refuses: the head side reports its entries
+            return []
+        return out if dropped else []
 
     def history(self, base: BaseContract) -> list[dict[str, Any]]:
         """Earlier versions along the first-parent history, newest first, for transitive modes only.
@@ -223,6 +259,15 @@ class BaseSnapshot:
 
     def removed(self, head_names: set[str]) -> list[BaseContract]:
         return [b for name, b in sorted(self.by_name.items()) if name not in head_names and b.contract is not None]
+
+
+def _deployment_entries(contract: dict[str, Any]) -> list[str]:
+    """``job.deployment``'s entries that are paths (the loader makes a single string a list)."""
+    job = contract.get("job")
+    entries = job.get("deployment") if isinstance(job, dict) else None
+    if isinstance(entries, str):
+        entries = [entries]
+    return [e for e in entries if isinstance(e, str) and e.strip()] if isinstance(entries, list) else []
 
 
 def _transitive(contract: dict[str, Any] | None) -> bool:
@@ -341,6 +386,7 @@ class PendingBase:
             ids = blob_ids_result(self._ids.result())
             changed = []
             top = os.fspath(repo.top)
+            real_top = os.fspath(repo.top_resolved())
             read: dict[str, bytes] = {}
             for f in files:
                 oid = ids.get(f)
@@ -348,7 +394,7 @@ class PendingBase:
                     continue
                 work = os.path.join(top, f)
                 data = _work_tree_bytes(work)
-                if data is not None and blob_id(data, oid) == oid:
+                if data is not None and blob_id(data, oid) == oid and _at_its_path(work, real_top, f):
                     # what the work tree holds at the same path: its meaning is the head's, not parsed
                     # twice; its bytes are the head's text (readahead: the check reads it once)
                     snapshot.by_path[f] = BaseContract(display_path_str(work, config.root), f, None, unchanged=True)
@@ -383,6 +429,13 @@ class PendingBase:
             snapshot.pathspecs = []
         snapshot.prepare_history()
         return snapshot
+
+
+def _at_its_path(work: str, real_top: str, rel: str) -> bool:
+    """The work tree's file ``rel`` is reached without a symbolic link (neither the file nor a
+    directory above it is one): only then are the same bytes the same contract, since the paths
+    it names (``job.deployment``) are relative to where it really is."""
+    return os.fspath(resolved(Path(work))) == os.path.join(real_top, *rel.split("/"))
 
 
 def _work_tree_bytes(path: str) -> bytes | None:

@@ -649,6 +649,7 @@ def _check_chunk_of(
             deps = cache.deps_of(deployment_paths(contract.data, contract.path))
         facts = _gather_facts(ctx, contract, extra)
         base_doc = ctx.base.document(contract.name, contract.path, contract.data) if ctx.base is not None else None
+        base_named = _base_named_deployment(ctx, contract) if ctx.base is not None else None
         remember = None
         if cache is not None and key is not None and deps is not None:
             remember = functools.partial(_remember, cache, key, entry, deps, contract, ctx=ctx)
@@ -659,12 +660,72 @@ def _check_chunk_of(
             base_doc,
             compare_base=not (ctx.skip_unchanged and ctx.base is not None and ctx.base.unchanged(contract.path)),
             before_waivers=remember,
+            base_named=base_named,
         )
         ref = PipelineRef(contract.name, contract.file)
         kept = None
         if ctx.keep_inputs:
             kept = inputdoc.review_part(doc) if ctx.options.review_inputs else doc
         out.append((f, ref, found, kept, contract.line_of("metadata.name")))
+
+
+def _base_named_deployment(ctx: _RunContext, contract: Contract) -> tuple[dict[str, Any], dict[str, Any]] | None:
+    """In a pull request whose contract no longer names a file its base's ``job.deployment`` names,
+    the base's files (``BaseSnapshot.named_deployment``): the contract's data naming them instead,
+    and their ``facts.deployment``. None otherwise (the usual case)."""
+    assert ctx.base is not None
+    entries = ctx.base.named_deployment(contract.name, contract.path, contract.data)
+    if not entries:
+        return None
+    from streamwarden.facts.static import gather_named_deployment
+
+    job = contract.data.get("job")
+    data = {**contract.data, "job": {**(job if isinstance(job, dict) else {}), "deployment": entries}}
+    top = ctx.base.repo.top_resolved()
+    return data, gather_named_deployment(data, top, ctx.config.root, ctx.known_keys)
+
+
+@dataclass
+class _NamedDeployment:
+    """A contract judged on the files its base names (:func:`_base_named_deployment`): its
+    ``job.deployment`` entries are the base's, located at the head's ``job.deployment``."""
+
+    contract: Contract
+    data: dict[str, Any]
+
+    @property
+    def name(self) -> str:
+        return self.contract.name
+
+    @property
+    def file(self) -> str:
+        return self.contract.file
+
+    def line_of(self, path: str) -> int:
+        return self.contract.line_of("job.deployment" if path.startswith("job.deployment") else path)
+
+
+def _base_named_findings(
+    ctx: _RunContext,
+    contract: Contract,
+    doc: dict[str, Any],
+    base_named: tuple[dict[str, Any], dict[str, Any]],
+    found: list[Finding],
+) -> list[Finding]:
+    """Every policy over the files a pull request's base contract names, judged against the head
+    contract: repointing or dropping ``job.deployment`` never hides what those files say. A finding
+    the pipeline's own evaluation has (the same rule, fingerprint and place: the contract's own
+    findings, and those of a file both name) is not repeated."""
+    data, deployment = base_named
+    named = inputdoc.with_deployment(doc, data, deployment)
+    seen = {(f.rule, f.fingerprint, f.file, f.line) for f in found}
+    out: list[Finding] = []
+    for f in _evaluate(ctx.engine(), ctx.policy_set(), _NamedDeployment(contract, data), named, None):
+        key = (f.rule, f.fingerprint, f.file, f.line)
+        if key not in seen:
+            seen.add(key)
+            out.append(f)
+    return out
 
 
 def _remember(
@@ -733,6 +794,7 @@ def evaluate_pipeline(
     *,
     compare_base: bool = True,
     before_waivers: Callable[[dict[str, Any], list[Finding]], None] | None = None,
+    base_named: tuple[dict[str, Any], dict[str, Any]] | None = None,
 ) -> tuple[list[Finding], dict[str, Any]]:
     """Evaluate one pipeline; every verb that evaluates (check, gate, evidence) goes through here.
 
@@ -741,10 +803,14 @@ def evaluate_pipeline(
     base's. ``compare_base`` false: the base is left out of the evaluated document (an unchanged
     contract under unchanged policies) but kept in the returned one (the contract review reads it).
     ``before_waivers`` sees the evaluated document and the findings before waivers (the result
-    cache stores those). Returns the findings in report order and the document."""
+    cache stores those). ``base_named``: in a pull request whose contract no longer names a file
+    its base names, the base's files, also judged (:func:`_base_named_deployment`). Returns the
+    findings in report order and the document."""
     doc = inputdoc.pipeline(contract, facts, ctx.now, ctx.options.environment, ctx.options.mode, base)
     evaluated = doc if base is None or compare_base else inputdoc.without_base(doc)
     found = evaluate_contract(ctx.engine(), ctx.policy_set(), contract, evaluated)
+    if base_named is not None:
+        found += _base_named_findings(ctx, contract, doc, base_named, found)
     if before_waivers is not None:
         before_waivers(evaluated, found)
     if base is None:

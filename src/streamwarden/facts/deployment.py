@@ -212,15 +212,25 @@ class DeploymentGatherer:
         # resolved path -> (mtime and size when read, what was read): a file edited since is read again
         self._cache: dict[Path, tuple[tuple[int, int] | None, ParsedFile | StreamwardenError]] = {}
 
-    def gather(self, contract: dict[str, Any], contract_file: Path, known_keys: tuple[str, ...] = ()) -> dict[str, Any]:
+    def gather(
+        self,
+        contract: dict[str, Any],
+        contract_file: Path,
+        known_keys: tuple[str, ...] = (),
+        directory: Path | None = None,
+    ) -> dict[str, Any]:
+        """``directory``: the entries are relative to it (an absolute, resolved directory), not to
+        the contract file's, and every file they name must lie in the repository."""
         job = mapping(contract.get("job"))
         entries = job.get("deployment")
         if entries is None or entries == [] or entries == "":
             return not_configured()
         if isinstance(entries, str):
             entries = [entries]
-        base = resolved(contract_file).parent  # each directory resolved once per run, not per file
-        confined = relative_posix(base, self.root) is not None  # a contract in the repository names files in it
+        # each directory resolved once per run, not per file
+        base = directory if directory is not None else resolved(contract_file).parent
+        # a contract in the repository names files in it
+        confined = directory is not None or relative_posix(base, self.root) is not None
         loaded: list[tuple[str, ParsedFile]] = []
         missing: list[dict[str, Any]] = []
         unreadable: list[dict[str, Any]] = []
@@ -322,9 +332,11 @@ def gather_deployment(
     root: Path,
     gatherer: DeploymentGatherer | None = None,
     known_keys: tuple[str, ...] = (),
+    directory: Path | None = None,
 ) -> dict[str, Any]:
     """``facts.deployment`` for one contract; ``known_keys`` are the repository's own keys
-    (``flink.known_keys`` of streamwarden.yaml), never reported as unknown.
+    (``flink.known_keys`` of streamwarden.yaml), never reported as unknown; ``directory``: where
+    the entries are relative to, when not the contract file's (:meth:`DeploymentGatherer.gather`).
 
     Without ``gatherer``, one shared per repository root is used, so a run over many contracts
     parses each file once (a file changed on disk since is read again).
@@ -336,7 +348,7 @@ def gather_deployment(
             if len(_SHARED) >= 8:
                 _SHARED.clear()
             gatherer = _SHARED[key] = DeploymentGatherer(key)
-    return gatherer.gather(contract, contract_file, known_keys)
+    return gatherer.gather(contract, contract_file, known_keys, directory)
 
 
 def _names(contract: dict[str, Any], job: dict[str, Any]) -> set[str]:

@@ -22,3 +22,15 @@ def gather_static_facts(contract: Any, root: Path, known_keys: tuple[str, ...] =
         ctx = GatherContext(root, contract_file=contract.path, known_keys=known_keys)
         facts["deployment"] = deployment.gather(contract.data, {}, ctx)
     return facts
+
+
+def gather_named_deployment(
+    data: dict[str, Any], directory: Path, root: Path, known_keys: tuple[str, ...] = ()
+) -> dict[str, Any]:
+    """``facts.deployment`` of a contract's data whose ``job.deployment`` entries are relative to
+    ``directory`` (a resolved directory in the repository), not to the contract's file, and must
+    lie in the repository: in a pull request, the files the base's contract names
+    (``BaseSnapshot.named_deployment``)."""
+    from streamwarden.facts import deployment
+
+    return deployment.gather_deployment(data, directory, root, known_keys=known_keys, directory=directory)
