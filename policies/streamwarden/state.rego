@@ -1,6 +1,7 @@
 # State contract (SW-STATE): the contract side of each rule.
 # Repository and live sides of the same ids live in the other state_*.rego files of this package;
-# their METADATA stays here, above the first body of each id. SW-STATE-012 lives elsewhere.
+# their METADATA stays here, above the first body of each id. SW-STATE-012 and 013 live in
+# state_deployment.rego.
 package streamwarden.state
 
 import rego.v1

@@ -1,6 +1,7 @@
 # State contract (SW-STATE), repository side: the effective Flink configuration of the files
 # named by job.deployment (input.facts.deployment) against the contract. The METADATA of
-# SW-STATE-001, 002 and 004 is in state.rego; SW-STATE-012's is here (it has no contract side).
+# SW-STATE-001, 002 and 004 is in state.rego; SW-STATE-012's and 013's are here (they have no
+# contract-only side).
 package streamwarden.state
 
 import rego.v1
@@ -116,4 +117,95 @@ deny contains f if {
 		sprintf("the repository %s, so a restore silently drops state the job no longer claims, but the contract does not allow it (state.allow_non_restored_state is %v); remove it, or declare the dropped operators under state.dropped with allow_non_restored_state: true", [dep.repo_says(e, "bool"), object.get(input.contract.state, "allow_non_restored_state", "not set")]),
 		{"allow_non_restored_state": object.get(input.contract.state, "allow_non_restored_state", null)},
 	)
+}
+
+# Why contract c keeps state across upgrades (SW-STATE-013): its declared state operators, and
+# its exactly-once sinks (their committers' pending transactions live in the checkpoint).
+_upgrade_state_reasons(c) := [r |
+	some r in [_upgrade_operators_reason(c), _upgrade_sinks_reason(c)]
+	r != ""
+]
+
+_upgrade_operators_reason(c) := sprintf("%d state operator%s under state.operators (%s)", [n, _plural(n), concat(", ", uids)]) if {
+	ops := object.get(c, ["state", "operators"], [])
+	is_array(ops)
+	n := count(ops)
+	n > 0
+	uids := [u | some i, op in ops; u := _op_label(op, i)]
+} else := ""
+
+_op_label(op, i) := op.uid if {
+	is_object(op)
+	is_string(op.uid)
+	not lib.blank(op.uid)
+} else := sprintf("state.operators[%d]", [i])
+
+_upgrade_sinks_reason(c) := sprintf("exactly-once sinks (%s), whose pending commits live in the checkpoint", [concat(", ", sinks)]) if {
+	sinks := lib.exactly_once_sink_labels(c)
+	count(sinks) > 0
+} else := ""
+
+_plural(n) := "" if n == 1 else := "s"
+
+# The upgrade mode the deployment gives the job, when a Flink Kubernetes Operator resource runs it
+# and the mode parsed (an invalid one is SW-DEPLOY-003's; a placeholder is decided at deploy time).
+_upgrade_mode := e if {
+	dep.available
+	e := dep.facts.job.upgrade_mode
+	is_string(e.value)
+	not e.error
+}
+
+_upgrade_mode_says(e) := sprintf("the repository's Flink resource at %s:%v sets no %s, so the Kubernetes operator uses its default, stateless", [e.file, e.line, e.key]) if {
+	e.default == true
+} else := sprintf("the repository sets %s to stateless at %s:%v", [e.key, e.file, e.line])
+
+# METADATA
+# title: A stateful pipeline must not be deployed stateless
+# description: |
+#   With upgradeMode stateless (the Flink Kubernetes Operator's default when a FlinkDeployment's
+#   or FlinkSessionJob's spec.job sets none) the operator upgrades the job by cancelling it and
+#   starting it again from empty state: no savepoint or checkpoint is restored, so keyed state,
+#   operator state and the pending commits of an exactly-once sink are thrown away on every
+#   change of the resource. Fires when the deployment files' Flink resource runs the job with
+#   upgradeMode stateless (written, or left unset) while the contract keeps state: it declares
+#   state operators (state.operators), or a sink with delivery exactly_once. In a pull request
+#   it also fires when the base contract keeps state and the head contract no longer declares it
+#   (the running job still holds it). Silent when the deployment names no operator resource with
+#   a job (a config.yaml or SQL alone has no upgrade mode). One finding, at the upgradeMode line
+#   (or the spec.job line when it is unset).
+# custom:
+#   id: SW-STATE-013
+#   kind: diff
+#   severity: error
+#   remediation: |
+#     Set spec.job.upgradeMode to savepoint (or last-state) so the operator takes a savepoint
+#     and restores it on every upgrade. To start over from empty state on purpose, do it as a
+#     separate, reviewed change (a waiver on the base branch says who approved it).
+#   example: |
+#     # contract: state.operators [{uid: orders-dedup, ...}], a sink with delivery: exactly_once
+#     # FlinkDeployment:
+#     job:
+#       upgradeMode: stateless
+deny contains f if {
+	e := _upgrade_mode
+	e.value == "stateless"
+	[reasons, where] := _upgrade_stateful
+	f := lib.finding(
+		"SW-STATE-013", e.key,
+		sprintf("%s: on every upgrade the operator starts the job from empty state and restores nothing, but the pipeline keeps state%s: %s; set upgradeMode to savepoint (or last-state)", [_upgrade_mode_says(e), where, concat("; ", reasons)]),
+		{"upgrade_mode": "stateless", "operator_default": e.default, "keeps_state": reasons, "deployment_source": sprintf("%s:%v (%s)", [e.file, e.line, e.key])},
+		{"source": "deployment", "file": e.file, "line": e.line, "value": "stateless"},
+	)
+}
+
+# [reasons, where]: the state the head contract keeps, else (in a pull request) the base's.
+_upgrade_stateful := [reasons, ""] if {
+	reasons := _upgrade_state_reasons(input.contract)
+	count(reasons) > 0
+} else := [reasons, where] if {
+	base := lib.diff_base(input)
+	reasons := _upgrade_state_reasons(base)
+	count(reasons) > 0
+	where := sprintf(" in %s, and this pull request removes it from the contract", [lib.diff_base_name(input)])
 }

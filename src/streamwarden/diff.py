@@ -55,6 +55,8 @@ class Change:
     path: str  # head path where it exists, else the base path
     anchor: str  # where a finding about it points (a removed item: its list)
     change: str  # added | removed | changed | moved | kept (a field a diff rule says should have changed)
+    # | deployment (what a deployment file the contract names runs the job with, that a diff rule
+    # judges: its value at the base is not read, so before is None)
     before: Any
     after: Any
     cls: str = "safe"
@@ -352,12 +354,16 @@ def _unmatched(
     changes: list[Change], findings: list[Finding], consumers: list[str], diff_ids: set[str]
 ) -> list[Change]:
     """A diff finding about a field the pull request did NOT change (a schema_version that should
-    have been bumped): listed as a change of its own, so the review shows what to do."""
+    have been bumped), or about a deployment file (an upgrade mode that throws the state away):
+    listed as a change of its own, so the review shows what to do."""
     out = []
     for f in findings:
         if f.rule not in diff_ids or f.waived or any(_related(c, f) for c in changes):
             continue
-        c = Change(f.path, f.path, "kept", f.value, f.value)
+        if f.source == "deployment":
+            c = Change(f.path, f.path, "deployment", None, f.value)
+        else:
+            c = Change(f.path, f.path, "kept", f.value, f.value)
         c.cls = "breaking" if f.severity == "error" else "coordinate"
         c.rule, c.reason = f.rule, f.message
         if f.path.startswith(_READER_PREFIXES):
