@@ -63,8 +63,11 @@ deny contains f if {
 	e.value != want
 	f := dep.finding(
 		"SW-STATE-004", "pipeline.max-parallelism", e,
-		sprintf("the max parallelism differs from the contract: the contract pins job.max_parallelism to %v but the repository %s; set pipeline.max-parallelism to %v", [want, _dep_max_par_says(e), want]),
-		{"contract": want, "contract_field": "job.max_parallelism", "auto_max_parallelism": _dep_auto_max_par(e)},
+		_dep_max_par_message(e, want),
+		{
+			"contract": want, "contract_field": "job.max_parallelism",
+			"parallelism": _dep_parallelism, "derived_max_parallelism": _dep_derived(e),
+		},
 	)
 }
 
@@ -74,19 +77,24 @@ _dep_parallelism := p if {
 } else := p if {
 	p := input.contract.job.parallelism
 	lib.positive(p)
-}
-
-_dep_auto_max_par(e) := m if {
-	e.value == -1
-	m := dep.auto_max_parallelism(_dep_parallelism)
 } else := null
 
-_dep_max_par_says(e) := sprintf("%s; Flink then derives it from the parallelism (%v for parallelism %v), so a parallelism change changes it and breaks every restore", [dep.repo_says(e, "int"), _dep_auto_max_par(e), _dep_parallelism]) if {
-	e.value == -1
-	_dep_auto_max_par(e) != null
-} else := sprintf("%s; Flink then derives it from the parallelism, so a parallelism change changes it and breaks every restore", [dep.repo_says(e, "int")]) if {
-	e.value == -1
-} else := dep.repo_says(e, "int")
+# What Flink derives when the deployment leaves the max parallelism unset (-1), for a known parallelism.
+_dep_derived(e) := lib.derived_max_parallelism(_dep_parallelism) if {
+	not lib.positive(e.value)
+	_dep_parallelism != null
+} else := null
+
+_dep_max_par_message(e, want) := sprintf("the max parallelism differs from the contract: the contract pins job.max_parallelism to %v but the repository %s; Flink refuses to restore a savepoint taken with one set max parallelism into a job set to another, so every restore from a savepoint taken with %v breaks; set pipeline.max-parallelism to %v", [want, dep.repo_says(e, "int"), want, want]) if {
+	lib.positive(e.value)
+} else := sprintf("the max parallelism is not pinned where the job runs: the contract pins job.max_parallelism to %v but the repository %s, so Flink derives one only when the job starts without state (%s) and keeps the savepoint's value on every restore, which breaks when the job is rescaled above that value or when another max parallelism is set later; set pipeline.max-parallelism to %v", [want, dep.repo_says(e, "int"), _dep_derived_text(e, want), want])
+
+_dep_derived_text(e, want) := sprintf("%v for parallelism %v, the same up to parallelism %v%s", [m, _dep_parallelism, lib.derived_up_to(m), _dep_not_want(m, want)]) if {
+	m := _dep_derived(e)
+	m != null
+} else := "128 for any parallelism up to 85, more above"
+
+_dep_not_want(m, want) := sprintf(", not the contract's %v", [want]) if m != want else := ""
 
 # METADATA
 # title: The deployment must not drop state the contract keeps
