@@ -248,13 +248,20 @@ _derived_text := sprintf("%v for job.parallelism %v, the same for any parallelis
 	m != null
 } else := "128 for any parallelism up to 85, more above"
 
+# The compatibility mode: normalization fills in the schema's default (backward); a document built
+# by hand may lack it, or hold a value that is none of the modes.
+_compatibility := m if {
+	m := object.get(input.contract, ["schema_evolution", "compatibility"], "backward")
+	is_string(m)
+} else := "backward"
+
 # METADATA
 # title: Kryo state cannot evolve
 # description: |
 #   State serialized with Kryo has no schema evolution: any change to the state's classes
 #   makes the savepoint unreadable. Fires for each state.operators[] entry with serializer kryo
-#   while schema_evolution.compatibility is declared and is not none (the contract promises the
-#   schema can evolve).
+#   while schema_evolution.compatibility is not none (the contract promises the schema can
+#   evolve; an absent compatibility means backward).
 # custom:
 #   id: SW-STATE-005
 #   severity: warning
@@ -265,7 +272,7 @@ _derived_text := sprintf("%v for job.parallelism %v, the same for any parallelis
 #     state: {operators: [{uid: enrich, kind: keyed, serializer: kryo, ttl: 2h}]}
 #     schema_evolution: {compatibility: backward}
 warn contains f if {
-	compatibility := input.contract.schema_evolution.compatibility
+	compatibility := _compatibility
 	compatibility != "none"
 	some idx, op in _state_operators
 	op.serializer == "kryo"

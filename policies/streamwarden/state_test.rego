@@ -276,7 +276,12 @@ test_state005_kryo_with_compatibility_none_passes if {
 	lib.no_rule(findings, "SW-STATE-005")
 }
 
-test_state005_kryo_without_schema_evolution_passes if {
+test_state005_kryo_without_schema_evolution_is_under_the_default_backward if {
 	findings := warn with input as {"contract": {"state": {"operators": [{"uid": "b", "serializer": "kryo"}]}}}
-	lib.no_rule(findings, "SW-STATE-005")
+	some f in findings
+	f.rule == "SW-STATE-005"
+	f.evidence.compatibility == "backward"
+	# a compatibility that is none of the modes reads as the default too
+	odd := warn with input as {"contract": {"state": {"operators": [{"uid": "b", "serializer": "kryo"}]}, "schema_evolution": {"compatibility": 3}}}
+	lib.rule_paths(odd, "SW-STATE-005") == {"state.operators[0].serializer"}
 }
