@@ -190,8 +190,9 @@ def test_making_a_column_the_consumers_read_optional_is_breaking_by_default(tmp_
     repo = _pull_request(tmp_path, {"contracts/orders.yaml": NO_SECTION}, {"contracts/orders.yaml": head})
     p = _review(repo)
     assert p.code == 1, p
-    [change] = [c for c in _changes(p) if c["rule"] == "SW-SCHEMA-012"]
-    assert (change["path"], change["class"]) == ("table.schema[2].required", "breaking")
+    [change] = [c for c in _changes(p) if c["path"] == "table.schema[2].required"]
+    assert (change["change"], change["class"], change["rule"]) == ("removed", "breaking", "SW-SCHEMA-012")
+    assert (change["before"], change["after"]) == (True, None)
     assert "is required in the base (main) and optional now" in change["reason"]
 
 

@@ -181,9 +181,11 @@ def _related(change: Change, finding: Finding) -> bool:
     if not fp or change.change == "moved":
         return False  # no rule judges a position; a finding inside a moved item is about its other changes
     if change.change == "removed" and fp == change.anchor:
-        keys = _KEYED_LISTS.get(change.anchor, ())
-        before = change.before if isinstance(change.before, dict) else {}
-        return any(before.get(k) is not None and before.get(k) == finding.value for k in keys)
+        if change.anchor != change.path:  # an item removed from a list: the finding names it
+            keys = _KEYED_LISTS.get(change.anchor, ())
+            before = change.before if isinstance(change.before, dict) else {}
+            return any(before.get(k) is not None and before.get(k) == finding.value for k in keys)
+        return True  # a key removed (a column's `required`): the finding points at it
     if fp in _KEYED_LISTS:
         return False  # a finding on a whole list is about a removed item (above), not this change
     for outer, inner in ((change.path, fp), (fp, change.path)):
