@@ -134,15 +134,15 @@ _upgrade_state_reasons(c) := [r |
 	r != ""
 ]
 
-_upgrade_operators_reason(c) := sprintf("%d state operator%s under state.operators (%s)", [n, _plural(n), concat(", ", uids)]) if {
+_upgrade_operators_reason(c) := sprintf("%d state operator%s under state.operators (%s)", [n, _upgrade_plural(n), concat(", ", uids)]) if {
 	ops := object.get(c, ["state", "operators"], [])
 	is_array(ops)
 	n := count(ops)
 	n > 0
-	uids := [u | some i, op in ops; u := _op_label(op, i)]
+	uids := [u | some i, op in ops; u := _upgrade_op_label(op, i)]
 } else := ""
 
-_op_label(op, i) := op.uid if {
+_upgrade_op_label(op, i) := op.uid if {
 	is_object(op)
 	is_string(op.uid)
 	not lib.blank(op.uid)
@@ -153,7 +153,7 @@ _upgrade_sinks_reason(c) := sprintf("exactly-once sinks (%s), whose pending comm
 	count(sinks) > 0
 } else := ""
 
-_plural(n) := "" if n == 1 else := "s"
+_upgrade_plural(n) := "" if n == 1 else := "s"
 
 # The upgrade mode the deployment gives the job, when a Flink Kubernetes Operator resource runs it
 # and the mode parsed (an invalid one is SW-DEPLOY-003's; a placeholder is decided at deploy time).
