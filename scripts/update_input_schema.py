@@ -14,7 +14,9 @@ What normalization changes, and so what the derived part says:
 - ``table.properties`` values are Iceberg's strings (``true`` -> ``"true"``, ``5`` -> ``"5"``);
 - ``table.schema[].type`` loses every space (``decimal(12, 2)`` -> ``decimal(12,2)``);
 - ``waivers[]`` gain ``expires_end_ms``;
-- enum values are lower case (the contract schema's enums already are; they are kept).
+- enum values are lower case (the contract schema's enums already are; they are kept);
+- what the schema gives a ``default`` is filled in when absent: ``schema_evolution`` and each of
+  its keys are always present (``required``), so the input says which values are in force.
 
 ``contractHistory`` is what ``input.base.history[].contract`` keeps of an earlier version (the keys
 ``streamwarden.pullrequest`` trims it to).
@@ -86,6 +88,20 @@ def _field_type(original: Schema) -> Schema:
     }
 
 
+def _require_defaults(node: Schema) -> None:
+    """A property with a ``default`` is always present after normalization: required where it lives
+    (and so are the objects above it that have one)."""
+    props = node.get("properties")
+    if not isinstance(props, dict):
+        return
+    filled = [k for k, sub in props.items() if isinstance(sub, dict) and "default" in sub]
+    if filled:
+        node["required"] = [*node.get("required", []), *(k for k in filled if k not in node.get("required", []))]
+    for sub in props.values():
+        if isinstance(sub, dict) and sub.get("type") == "object":
+            _require_defaults(sub)
+
+
 def normalized_defs(contract_schema: Schema) -> dict[str, Schema]:
     """The ``$defs`` entries of the input schema that describe the normalized contract."""
     src = copy.deepcopy(contract_schema)
@@ -105,10 +121,13 @@ def normalized_defs(contract_schema: Schema) -> dict[str, Schema]:
         "The pipeline contract as policies see it (input.contract): the YAML contract validated against "
         "pipeline-contract.v1.schema.json and normalized: durations in integer milliseconds, sizes in integer "
         "bytes, enum values lower case, job.deployment always a list, table.properties values strings, "
-        "table.schema[].type without spaces, waivers[] with expires_end_ms. Absent optional fields stay "
-        "absent (no defaults are injected): use object.get."
+        "table.schema[].type without spaces, waivers[] with expires_end_ms, and the schema's defaults filled "
+        "in: schema_evolution and each of its keys are always present (absent in the contract means "
+        "compatibility backward, allow_renames false, coordinate_with_state false, protect_consumers true). "
+        "Every other absent optional field stays absent: use object.get."
     )
     props = root["properties"]
+    _require_defaults(root)
 
     deployment = props["job"]["properties"]["deployment"]
     props["job"]["properties"]["deployment"] = {

@@ -424,8 +424,8 @@ def test_sql_set_overrides_the_config_and_is_cited(repo: Repo, engine: Any) -> N
 def test_state_004_unset_max_parallelism_explains_the_derived_value(repo: Repo, engine: Any) -> None:
     repo.edit("deploy/flink2/config.yaml", "  max-parallelism: 128\n", "")
     f = only(evaluate(engine, repo.facts(SETUPS["flink2"])), "SW-STATE-004")
-    assert "128 for parallelism 4" in f["message"]
-    assert f["evidence"]["auto_max_parallelism"] == 128
+    assert "128 for parallelism 4, the same up to parallelism 85" in f["message"]
+    assert f["evidence"]["derived_max_parallelism"] == 128
 
 
 # --- deprecated keys ---------------------------------------------------------------------------

@@ -82,29 +82,49 @@ def test_a_partition_field_moved_is_listed_as_a_change_to_coordinate(tmp_path: P
     assert change["consumers"] == ["finance-dashboard"]
 
 
+def _unprotected(text: str) -> str:
+    line = "  coordinate_with_state: true\n"
+    return text.replace(line, line + "  protect_consumers: false\n")
+
+
 @pytest.mark.parametrize("mode", MODES)
 def test_a_column_removed_from_a_table_with_consumers_is_never_safe(tmp_path: Path, mode: str) -> None:
-    # an optional column: no compatibility rule objects under any mode, the consumers must still be told
+    # an optional column: no compatibility mode objects, the consumers' protection (the default) does
     without_amount = CLEAN_CONTRACT.replace('    - {name: amount, type: "decimal(12,2)", id: 2}\n', "")
     repo = _pull_request(tmp_path / "optional", _mode(CLEAN_CONTRACT, mode), _mode(without_amount, mode))
-    (removed,) = [c for c in _pipeline(_review(repo))["changes"] if c["change"] == "removed"]
-    assert removed["path"] == "table.schema[1]"
-    assert removed["class"] == "coordinate", removed
-    assert removed["consumers"] == ["finance-dashboard"]
-    assert 'column "amount" removed' in removed["reason"]
-    assert "finance-dashboard" in _review(repo, "markdown").stdout
-
-    # a required column: breaking where SW-SCHEMA-001 says so (forward, full and their transitive forms)
-    required = CLEAN_CONTRACT.replace('type: "decimal(12,2)", id: 2}', 'type: "decimal(12,2)", id: 2, required: true}')
-    without = required.replace('    - {name: amount, type: "decimal(12,2)", id: 2, required: true}\n', "")
-    repo = _pull_request(tmp_path / "required", _mode(required, mode), _mode(without, mode))
     p = _review(repo)
     (removed,) = [c for c in _pipeline(p)["changes"] if c["change"] == "removed"]
-    rule_says_breaking = mode.startswith(("forward", "full"))
-    assert removed["class"] == ("breaking" if rule_says_breaking else "coordinate"), removed
-    assert removed["rule"] == ("SW-SCHEMA-001" if rule_says_breaking else None)
+    assert removed["path"] == "table.schema[1]"
+    assert (removed["class"], removed["rule"]) == ("breaking", "SW-SCHEMA-012"), removed
     assert removed["consumers"] == ["finance-dashboard"]
-    assert p.code == (1 if rule_says_breaking else 0)
+    assert 'column "amount" was removed, but the table\'s consumers (finance-dashboard) read it' in removed["reason"]
+    assert p.code == 1
+    assert "finance-dashboard" in _review(repo, "markdown").stdout
+
+    # with protect_consumers: false the consumers must still be told: at least coordinate
+    base, head = _unprotected(_mode(CLEAN_CONTRACT, mode)), _unprotected(_mode(without_amount, mode))
+    repo = _pull_request(tmp_path / "unprotected", base, head)
+    p = _review(repo)
+    (removed,) = [c for c in _pipeline(p)["changes"] if c["change"] == "removed"]
+    assert (removed["class"], removed["rule"]) == ("coordinate", None), removed
+    assert 'column "amount" removed' in removed["reason"]
+    assert p.code == 0
+
+    # a required column: SW-SCHEMA-001 where old readers need it (forward, full and their transitive
+    # forms), the consumers' protection under the other modes; without protection, coordinate there
+    required = CLEAN_CONTRACT.replace('type: "decimal(12,2)", id: 2}', 'type: "decimal(12,2)", id: 2, required: true}')
+    without = required.replace('    - {name: amount, type: "decimal(12,2)", id: 2, required: true}\n', "")
+    forward = mode.startswith(("forward", "full"))
+    for name, protect in (("required", True), ("required-unprotected", False)):
+        base, head = _mode(required, mode), _mode(without, mode)
+        if not protect:
+            base, head = _unprotected(base), _unprotected(head)
+        p = _review(_pull_request(tmp_path / name, base, head))
+        (removed,) = [c for c in _pipeline(p)["changes"] if c["change"] == "removed"]
+        rule = "SW-SCHEMA-001" if forward else "SW-SCHEMA-012" if protect else None
+        assert (removed["class"], removed["rule"]) == ("breaking" if rule else "coordinate", rule), removed
+        assert removed["consumers"] == ["finance-dashboard"]
+        assert p.code == (1 if rule else 0)
 
 
 def test_a_comment_only_edit_reads_no_change_in_meaning(tmp_path: Path) -> None:
@@ -150,6 +170,7 @@ def test_the_review_and_the_pull_request_comment_show_the_same_change_table(tmp_
 
     rows = table(review)
     assert rows == table(comment.stdout)
-    assert [r.split(" | ")[0] for r in rows[2:]] == ["| 🔴 breaking", "| 🟡 coordinate", "| 🟢 safe"]
+    assert [r.split(" | ")[0] for r in rows[2:]] == ["| 🔴 breaking", "| 🔴 breaking", "| 🟢 safe"]
     assert "| `table.schema[0].type` | changed | `long` | `int` | SW-SCHEMA-002: " in rows[2]
+    assert "| `table.schema[1]` | removed | " in rows[3] and "SW-SCHEMA-012: " in rows[3]
     assert "| `table.schema[1].doc` | added | — | `placed` | documentation only |" in rows[4]

@@ -112,6 +112,15 @@ def test_contracts_from_the_examples_deploy_files_pass_check_once_the_todos_are_
     assert re.search(r"interval: 1m +# orders-enrichment/deploy/flinkdeployment\.yaml:21 ", text)
     assert re.search(r"allow_non_restored_state: false +# orders-enrichment/deploy/flinkdeployment\.yaml:59 ", text)
     assert re.search(r"name: orders-enrichment +# orders-enrichment/deploy/job\.sql:7 pipeline\.name", text)
+    # the schema_evolution section in force without one, written out (absent would mean the same)
+    assert orders["schema_evolution"] == {
+        "compatibility": "backward",
+        "allow_renames": False,
+        "coordinate_with_state": False,
+        "protect_consumers": True,
+    }
+    assert list(orders)[-1] == "schema_evolution"
+    assert "no column the consumers read removed or made optional (SW-SCHEMA-012)" in text
     payments = load(contracts["payments-cdc"])
     assert payments["state"]["allow_non_restored_state"] is True  # the CR's deprecated alias
     assert payments["checkpoint"]["interval"] == "2m"  # config.yaml beside the CR
@@ -203,7 +212,7 @@ def test_a_hostile_job_name_in_a_manifest_cannot_inject_keys(tmp_path: Path) -> 
     assert p.code == 0, p
     data = load(tmp_path / "c.yaml")
     assert data["metadata"]["name"] == data["job"]["name"] == HOSTILE
-    assert set(data) == {"apiVersion", "kind", "metadata", "job", "state", "checkpoint"}
+    assert set(data) == {"apiVersion", "kind", "metadata", "job", "state", "checkpoint", "schema_evolution"}
     assert data["kind"] == "PipelineContract"
     assert "injected" not in data["metadata"] and "injected" not in data["job"]
     assert data["checkpoint"]["interval"] == "10s"

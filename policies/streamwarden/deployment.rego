@@ -165,13 +165,6 @@ nondurable(s) := "a file: URI on the local filesystem, which dies with the machi
 
 same_location(a, b) if trim_right(trim_space(a), "/") == trim_right(trim_space(b), "/")
 
-powers_of_two := [1, 2, 4, 8, 16, 32, 64, 128, 256, 512, 1024, 2048, 4096, 8192, 16384, 32768, 65536]
-
-# Flink's max parallelism for pipeline.max-parallelism -1 (KeyGroupRangeAssignment).
-auto_max_parallelism(p) := min({max({x, 128}), 32768}) if {
-	x := min({q | some q in powers_of_two; q >= p + floor(p / 2)})
-}
-
 # --- SW-DEPLOY rules ---------------------------------------------------------------------------
 
 # METADATA

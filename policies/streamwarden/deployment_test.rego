@@ -140,15 +140,6 @@ test_show_formats_durations_like_the_contract if {
 	origin(fx_set("x", 1, 12)) == "deploy/fd.yaml:12 (x)"
 }
 
-test_auto_max_parallelism_follows_flink if {
-	auto_max_parallelism(1) == 128
-	auto_max_parallelism(4) == 128
-	auto_max_parallelism(85) == 128
-	auto_max_parallelism(86) == 256
-	auto_max_parallelism(100) == 256
-	auto_max_parallelism(30000) == 32768
-}
-
 test_nondurable_locations if {
 	nondurable("file:///tmp/ckpt")
 	nondurable("/var/flink/ckpt")

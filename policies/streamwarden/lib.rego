@@ -125,6 +125,22 @@ unlimited_failures(n) if n < 0
 
 unlimited_failures(n) if n >= 2147483647
 
+# derived_max_parallelism(p): the max parallelism Flink derives for parallelism p when none is set
+# (pipeline.max-parallelism -1): KeyGroupRangeAssignment.computeDefaultMaxParallelism, the power of
+# two at or above p + p/2 (integer division), at least 128 and at most 32768. Flink derives it
+# only for state it does not restore: on a restore it keeps the savepoint's max parallelism.
+derived_max_parallelism(p) := min({max({x, 128}), 32768}) if {
+	x := min({q | some q in _powers_of_two; q >= p + floor(p / 2)})
+}
+
+_powers_of_two := [1, 2, 4, 8, 16, 32, 64, 128, 256, 512, 1024, 2048, 4096, 8192, 16384, 32768, 65536]
+
+# derived_up_to(m): the largest parallelism for which Flink derives max parallelism m (m one of
+# derived_max_parallelism's values): 85 for 128, 171 for 256; every parallelism for 32768.
+derived_up_to(m) := 32768 if {
+	m == 32768
+} else := max({2 * floor(m / 3), (2 * floor((m - 1) / 3)) + 1})
+
 # exactly_once_sink_labels(contract): one label per job.sinks[] entry with delivery exactly_once,
 # in declaration order, for messages and evidence: its name, or "job.sinks[i]" when it has none.
 exactly_once_sink_labels(contract) := [label |

@@ -410,3 +410,26 @@ test_diff_base_name_needs_a_string_ref if {
 	diff_base_name({"base": {"ref": 3}}) == "the base"
 	diff_base_name({}) == "the base"
 }
+
+test_derived_max_parallelism_follows_flink if {
+	derived_max_parallelism(1) == 128
+	derived_max_parallelism(4) == 128
+	derived_max_parallelism(85) == 128
+	derived_max_parallelism(86) == 256
+	derived_max_parallelism(100) == 256
+	derived_max_parallelism(171) == 256
+	derived_max_parallelism(172) == 512
+	derived_max_parallelism(30000) == 32768
+}
+
+test_derived_up_to_is_the_last_parallelism_with_the_same_value if {
+	derived_up_to(128) == 85
+	derived_up_to(256) == 171
+	derived_up_to(512) == 341
+	derived_up_to(32768) == 32768
+	# at each bound the next parallelism derives the next power of two
+	every m in [128, 256, 512, 1024, 2048, 4096, 8192, 16384] {
+		derived_max_parallelism(derived_up_to(m)) == m
+		derived_max_parallelism(derived_up_to(m) + 1) == 2 * m
+	}
+}

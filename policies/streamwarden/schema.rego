@@ -6,8 +6,10 @@
 # absent) and whose contract is an object: no --base, a contract added by the pull request
 # (status "added") and an unparseable base say nothing here.
 #
-# The schema_evolution section in force is the BASE's (see SW-SCHEMA-009's METADATA): compatibility (absent: none),
-# allow_renames (absent: false), coordinate_with_state (absent: false).
+# The schema_evolution section in force is the BASE's (see SW-SCHEMA-009's METADATA). Normalization
+# fills in the contract schema's defaults, so the section and its keys are always there; a document
+# built by hand may lack them, and each absent (or invalid) one means the same default:
+# compatibility backward, allow_renames false, coordinate_with_state false, protect_consumers true.
 #
 # Field pairing, base (or an earlier version) <-> head, in this order:
 #   1. by id: both fields carry an id and the ids are equal (two fields that both carry ids pair
@@ -103,9 +105,9 @@ _evo_head_section := s if {
 } else := {}
 
 _evo_mode_of(section) := m if {
-	m := object.get(section, "compatibility", "none")
+	m := object.get(section, "compatibility", "backward")
 	is_string(m)
-} else := "none"
+} else := "backward"
 
 _evo_mode := _evo_mode_of(_evo_base_section)
 
@@ -116,6 +118,9 @@ _evo_transitive_modes := {"backward_transitive", "forward_transitive", "full_tra
 _evo_allow_renames if object.get(_evo_base_section, "allow_renames", false) == true
 
 _evo_coordinate if object.get(_evo_base_section, "coordinate_with_state", false) == true
+
+# protect_consumers of a section: true unless it says false.
+_evo_protecting(section) if object.get(section, "protect_consumers", true) != false
 
 # ---------------------------------------------------------------- field accessors
 
@@ -392,8 +397,9 @@ _evo_required_in(n) := array.concat(
 #   forward_transitive and full_transitive every earlier version of the contract along the
 #   first-parent history counts too: a field required in any earlier version and absent from
 #   head fires, even if a later version already made it optional or dropped it. Optional
-#   fields may go; under backward (and none) any field may go. The mode in force is the
-#   base's schema_evolution.compatibility (absent means none). One finding per field name,
+#   fields may go; under backward (and none) any field may go, unless the table has consumers
+#   (SW-SCHEMA-012 then protects every column). The mode in force is the base's
+#   schema_evolution.compatibility (absent means backward). One finding per field name,
 #   pointing at table.schema with the removed name as value.
 # custom:
 #   id: SW-SCHEMA-001
@@ -858,13 +864,14 @@ _evo_head_mode := _evo_mode_of(_evo_head_section)
 # description: |
 #   The schema_evolution section in force is the base's: a pull request that weakens it is
 #   judged by the old values, and the weakening itself must be seen and approved. Fires when
-#   head's schema_evolution.compatibility is weaker than the base's (absent means none):
+#   head's schema_evolution.compatibility is weaker than the base's (absent means backward):
 #   full and full_transitive > backward/forward (and their transitive forms) > none; a
 #   transitive mode made non-transitive (even full_transitive to full); and a change of
 #   direction between backward and forward (transitive or not), since the consumers or
 #   producers that relied on the old direction lose their protection. Also fires when
-#   allow_renames goes from false/absent to true, and when coordinate_with_state goes from
-#   true to false/absent. No finding when both sides lack the section.
+#   allow_renames goes from false/absent to true, when coordinate_with_state goes from true
+#   to false/absent, and when protect_consumers goes from true/absent to false. No finding
+#   when both sides lack the section (both mean the defaults).
 # custom:
 #   id: SW-SCHEMA-009
 #   kind: diff
@@ -922,6 +929,23 @@ warn contains f if {
 		"path": "schema_evolution.coordinate_with_state",
 		"value": head,
 		"evidence": {"base": true, "head": head},
+	}
+}
+
+# SW-SCHEMA-009: consumers no longer protected
+warn contains f if {
+	_evo_base
+	_evo_protecting(_evo_base_section)
+	not _evo_protecting(_evo_head_section)
+	f := {
+		"rule": "SW-SCHEMA-009",
+		"message": sprintf(
+			"schema_evolution.protect_consumers goes from %v in %s to false: columns the table's consumers read could then be removed or made optional without a breaking finding; this pull request is still judged with them protected",
+			[object.get(_evo_base_section, "protect_consumers", "absent (true)"), _evo_base_name],
+		),
+		"path": "schema_evolution.protect_consumers",
+		"value": false,
+		"evidence": {"base": object.get(_evo_base_section, "protect_consumers", null), "head": false},
 	}
 }
 
@@ -1016,5 +1040,108 @@ deny contains f if {
 			"versions_differing": count(seen),
 			"compatibility": _evo_mode,
 		},
+	}
+}
+
+# ---------------------------------------------------------------- SW-SCHEMA-012
+
+# The consumers the base declares (metadata.consumers[].name): who reads the table as it is.
+_evo_consumers := [n |
+	_evo_base
+	cs := object.get(input.base.contract, ["metadata", "consumers"], [])
+	is_array(cs)
+	some c in cs
+	is_object(c)
+	n := object.get(c, "name", null)
+	is_string(n)
+]
+
+# The base protects its consumers' columns: protect_consumers in force and consumers declared.
+_evo_protects if {
+	_evo_protecting(_evo_base_section)
+	count(_evo_consumers) > 0
+}
+
+# SW-SCHEMA-001 reports the removal of field n (required in a compared version, forward modes).
+_evo_001_reports(n) if {
+	_evo_mode in _evo_forward_modes
+	n in _evo_removed_required_names
+}
+
+_evo_protect_evidence(name) := {
+	"field": name,
+	"consumers": _evo_consumers,
+	"protect_consumers": object.get(_evo_base_section, "protect_consumers", null),
+	"compatibility": _evo_mode,
+	"base_ref": _evo_base_ref,
+}
+
+# METADATA
+# title: Columns consumers read must not be removed or made optional
+# description: |
+#   A table with declared consumers (the base's metadata.consumers) promises them its columns:
+#   a dashboard or a downstream job that selects a column breaks when it is gone, and one that
+#   relies on a required column (a join key, a NOT NULL column of its own) breaks on the first
+#   null. While the base's schema_evolution.protect_consumers is true (the default, also when the
+#   section is absent), fires under every compatibility mode, none included, for each base
+#   column that has no pair in head (paired by id, renamed_from or name: a rename is
+#   SW-SCHEMA-005's, a removal plus an addition when it has neither) and for each column that
+#   is required in the base and optional in head. A removal that SW-SCHEMA-001 reports (a
+#   required field under forward, full or their transitive forms) is not reported twice.
+#   Narrowing a column's type (long to int, a smaller decimal precision, another fixed length)
+#   is SW-SCHEMA-002 under every mode, and making it required is SW-SCHEMA-003. The consumers
+#   and the setting in force are the base's: a pull request that also drops the consumers or
+#   turns protection off is still judged with them.
+# custom:
+#   id: SW-SCHEMA-012
+#   kind: diff
+#   severity: error
+#   remediation: |
+#     Keep the column (add a new one beside it if the data changes). To retire it, tell the
+#     consumers and record their agreement as a waiver of this finding on the base branch
+#     (approved_by, expires) before the pull request that removes it; or, for a table whose
+#     consumers do not depend on its columns, set schema_evolution.protect_consumers to false
+#     in a pull request of its own (SW-SCHEMA-009 asks for its review).
+#   example: |
+#     # base: metadata.consumers: [{name: finance-dashboard, ...}], no schema_evolution section
+#     table:
+#       schema: [{name: order_id, type: long, required: true}]   # amount removed
+deny contains f if {
+	_evo_active
+	_evo_protects
+	some bi in _evo_unpaired_bases
+	o := _evo_base_fields[bi]
+	name := _evo_name(o)
+	not _evo_001_reports(name)
+	f := {
+		"rule": "SW-SCHEMA-012",
+		"message": sprintf(
+			"column %s was removed, but the table's consumers (%s) read it and schema_evolution.protect_consumers is in force in %s (compatibility %s): their queries break whatever the compatibility mode; keep the column, or tell them and record their agreement as a waiver on the base branch first",
+			[lib.quote(name), concat(", ", _evo_consumers), _evo_base_name, _evo_mode],
+		),
+		"path": "table.schema",
+		"value": name,
+		"evidence": _evo_protect_evidence(name),
+	}
+}
+
+# SW-SCHEMA-012: a required column made optional
+deny contains f if {
+	_evo_protects
+	some p in _evo_changed_pairs
+	o := _evo_base_fields[p.base]
+	h := _evo_head_fields[p.head]
+	_evo_required(o)
+	not _evo_required(h)
+	name := _evo_name(h)
+	f := {
+		"rule": "SW-SCHEMA-012",
+		"message": sprintf(
+			"column %s is required in %s and optional now, but the table's consumers (%s) read it and schema_evolution.protect_consumers is in force: a consumer that relies on it never being null (a join key, a NOT NULL column of its own) breaks on the first null; keep it required",
+			[lib.quote(name), _evo_base_name, concat(", ", _evo_consumers)],
+		),
+		"path": sprintf("table.schema[%d].required", [p.head]),
+		"value": name,
+		"evidence": object.union(_evo_protect_evidence(name), {"base_required": true, "head_required": object.get(h, "required", null)}),
 	}
 }

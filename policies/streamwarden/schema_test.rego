@@ -443,7 +443,7 @@ test_schema001_mode_in_force_is_the_base_one if {
 	lib.rule_paths(denied, "SW-SCHEMA-001") == {"table.schema"}
 }
 
-test_schema001_absent_section_means_none if {
+test_schema001_absent_section_means_backward if {
 	base := json.remove(_te_contract(_te_fields, "full"), ["schema_evolution"])
 	head := json.remove(_te_contract(_te_drop(_te_fields, 4), "full"), ["schema_evolution"])
 	inp := _te_in2(base, head)
@@ -970,13 +970,17 @@ test_schema009_strengthening_and_same_pass if {
 	}
 }
 
-test_schema009_section_removed_is_none if {
+test_schema009_section_removed_is_the_default_backward if {
 	head := json.remove(_te_contract(_te_fields, "full"), ["schema_evolution"])
 	inp := _te_in2(_te_contract(_te_fields, "full"), head)
 	warned := warn with input as inp
 	some f in warned
 	f.rule == "SW-SCHEMA-009"
-	f.evidence.head == "none"
+	f.evidence == {"base": "full", "head": "backward", "reasons": ["a weaker mode"]}
+	# and from backward, removing the section changes nothing
+	inp2 := _te_in2(_te_contract(_te_fields, "backward"), head)
+	warned2 := warn with input as inp2
+	count(warned2) == 0
 }
 
 test_schema009_section_added_passes if {
@@ -986,7 +990,8 @@ test_schema009_section_added_passes if {
 	count(warned) == 0
 }
 
-test_schema009_weird_values_read_as_none if {
+test_schema009_weird_values_read_as_the_default if {
+	# (validation refuses them; a document built by hand may hold them)
 	base := object.union(_te_contract(_te_fields, "full"), {"schema_evolution": {"compatibility": 3}})
 	inp := _te_in2(base, _te_contract(_te_fields, "backward"))
 	warned := warn with input as inp
@@ -996,10 +1001,10 @@ test_schema009_weird_values_read_as_none if {
 	warned2 := warn with input as inp2
 	count(warned2) == 0
 	head3 := object.union(_te_contract(_te_fields, "full"), {"schema_evolution": "x"})
-	inp3 := _te_in2(_te_contract(_te_fields, "backward"), head3)
+	inp3 := _te_in2(_te_contract(_te_fields, "full"), head3)
 	warned3 := warn with input as inp3
 	some f in warned3
-	f.evidence.head == "none"
+	f.evidence.head == "backward"
 }
 
 test_schema009_unknown_head_mode_is_not_judged if {
@@ -1132,4 +1137,162 @@ test_schema002_date_to_timestamp_without_format_version if {
 	some f in denied
 	f.rule == "SW-SCHEMA-002"
 	f.evidence.format_version == 0
+}
+
+test_schema009_protect_consumers_turned_off if {
+	base := _te_contract(_te_fields, "full")
+	head := object.union(base, {"schema_evolution": {"protect_consumers": false}})
+	inp := _te_in2(base, head)
+	warned := warn with input as inp
+	[f] := [x | some x in warned; x.path == "schema_evolution.protect_consumers"]
+	f.rule == "SW-SCHEMA-009"
+	f.evidence == {"base": null, "head": false}
+	contains(f.message, "goes from absent (true) in the base (origin/main) to false")
+	# from an explicit true too; false to false, false to true and absent to true say nothing
+	inp2 := _te_in2(object.union(base, {"schema_evolution": {"protect_consumers": true}}), head)
+	lib.rule_paths(warn, "SW-SCHEMA-009") == {"schema_evolution.protect_consumers"} with input as inp2
+	inp3 := _te_in2(head, head)
+	lib.no_rule(warn, "SW-SCHEMA-009") with input as inp3
+	inp4 := _te_in2(head, base)
+	lib.no_rule(warn, "SW-SCHEMA-009") with input as inp4
+	inp5 := _te_in2(base, object.union(base, {"schema_evolution": {"protect_consumers": true}}))
+	lib.no_rule(warn, "SW-SCHEMA-009") with input as inp5
+}
+
+# ---------------------------------------------------------------- SW-SCHEMA-012
+
+_te_consumers := [{"name": "finance-dashboard", "contact": "#fin"}, {"name": "fraud-features"}]
+
+# c with declared consumers.
+_te_consumed(c) := object.union(c, {"metadata": {"name": "orders", "consumers": _te_consumers}})
+
+_te_012(findings) := [f | some f in findings; f.rule == "SW-SCHEMA-012"]
+
+test_schema012_a_removed_column_under_every_mode if {
+	every mode in _te_all_modes {
+		base := _te_consumed(_te_contract(_te_fields, mode))
+		head := _te_consumed(_te_contract(_te_drop(_te_fields, 5), mode))
+		inp := _te_in2(base, head)
+		[f] := _te_012(deny) with input as inp
+		f.path == "table.schema"
+		f.value == "note"
+		f.evidence == {
+			"field": "note", "consumers": ["finance-dashboard", "fraud-features"],
+			"protect_consumers": null, "compatibility": mode, "base_ref": "origin/main",
+		}
+		contains(f.message, sprintf(`column "note" was removed, but the table's consumers (finance-dashboard, fraud-features) read it and schema_evolution.protect_consumers is in force in the base (origin/main) (compatibility %s)`, [mode]))
+	}
+}
+
+test_schema012_an_absent_section_protects_the_consumers if {
+	base := _te_consumed(json.remove(_te_contract(_te_fields, "full"), ["schema_evolution"]))
+	head := _te_consumed(json.remove(_te_contract(_te_drop(_te_fields, 2), "full"), ["schema_evolution"]))
+	inp := _te_in2(base, head)
+	denied := deny with input as inp
+	[f] := _te_012(denied)
+	f.value == "amount"
+	f.evidence.compatibility == "backward"
+	_te_rules(denied) == {"SW-SCHEMA-012"}
+}
+
+test_schema012_a_required_removal_under_forward_is_schema001_alone if {
+	# order_date is required: under forward and full SW-SCHEMA-001 reports it, under backward and none SW-SCHEMA-012
+	every mode in _te_all_modes {
+		base := _te_consumed(_te_contract(_te_fields, mode))
+		head := _te_consumed(_te_contract(_te_drop(_te_fields, 4), mode))
+		inp := _te_in2(base, head)
+		denied := deny with input as inp
+		forward := mode in {"forward", "full", "forward_transitive", "full_transitive"}
+		_te_rules(denied) == {true: {"SW-SCHEMA-001"}, false: {"SW-SCHEMA-012"}}[forward]
+	}
+}
+
+test_schema012_required_made_optional if {
+	every mode in _te_all_modes {
+		base := _te_consumed(_te_contract(_te_fields, mode))
+		head := _te_consumed(_te_contract(_te_set(_te_fields, 1, {"required": false}), mode))
+		inp := _te_in2(base, head)
+		[f] := _te_012(deny) with input as inp
+		f.path == "table.schema[1].required"
+		f.value == "customer_id"
+		f.evidence.base_required == true
+		f.evidence.head_required == false
+		contains(f.message, `column "customer_id" is required in the base (origin/main) and optional now, but the table's consumers (finance-dashboard, fraud-features) read it`)
+	}
+	# the required key left out reads as optional too
+	head2 := _te_consumed(_te_contract(json.patch(_te_fields, [{"op": "remove", "path": "/1/required"}]), "backward"))
+	inp2 := _te_in2(_te_consumed(_te_contract(_te_fields, "backward")), head2)
+	[g] := _te_012(deny) with input as inp2
+	g.evidence.head_required == null
+}
+
+test_schema012_widening_adding_and_optional_to_required_are_not_its_concern if {
+	base := _te_consumed(_te_contract(_te_fields, "backward"))
+	added := array.concat(_te_fields, [{"name": "channel", "type": "string"}])
+	widened := _te_set(_te_fields, 3, {"type": "long"})
+	narrowed := _te_set(_te_fields, 0, {"type": "int"})
+	made_required := _te_set(_te_fields, 2, {"required": true})
+	every fields in [added, widened, narrowed, made_required] {
+		inp := _te_in2(base, _te_consumed(_te_contract(fields, "backward")))
+		count(_te_012(deny)) == 0 with input as inp
+	}
+	# a narrowed type is SW-SCHEMA-002's, a field made required SW-SCHEMA-003's
+	inp2 := _te_in2(base, _te_consumed(_te_contract(narrowed, "backward")))
+	lib.rule_paths(deny, "SW-SCHEMA-002") == {"table.schema[0].type"} with input as inp2
+}
+
+test_schema012_quiet_without_consumers if {
+	head_fields := _te_drop(_te_fields, 5)
+	none_declared := _te_in2(_te_contract(_te_fields, "backward"), _te_contract(head_fields, "backward"))
+	count(_te_012(deny)) == 0 with input as none_declared
+	empty := {"metadata": {"name": "orders", "consumers": []}}
+	inp2 := _te_in2(object.union(_te_contract(_te_fields, "backward"), empty), _te_consumed(_te_contract(head_fields, "backward")))
+	count(_te_012(deny)) == 0 with input as inp2
+	junk := {"metadata": {"name": "orders", "consumers": "finance"}}
+	inp3 := _te_in2(object.union(_te_contract(_te_fields, "backward"), junk), _te_contract(head_fields, "backward"))
+	count(_te_012(deny)) == 0 with input as inp3
+	unnamed := {"metadata": {"name": "orders", "consumers": [{"contact": "x"}, "y"]}}
+	inp4 := _te_in2(object.union(_te_contract(_te_fields, "backward"), unnamed), _te_contract(head_fields, "backward"))
+	count(_te_012(deny)) == 0 with input as inp4
+}
+
+test_schema012_the_base_decides_consumers_and_protection if {
+	head_fields := _te_drop(_te_fields, 5)
+	# the pull request drops the consumers with the column: the base's consumers still read it
+	inp := _te_in2(_te_consumed(_te_contract(_te_fields, "backward")), _te_contract(head_fields, "backward"))
+	count(_te_012(deny)) == 1 with input as inp
+	# consumers only the pull request adds are not protected yet
+	inp2 := _te_in2(_te_contract(_te_fields, "backward"), _te_consumed(_te_contract(head_fields, "backward")))
+	count(_te_012(deny)) == 0 with input as inp2
+	# protection off at the base: nothing, whatever head says
+	off := {"schema_evolution": {"protect_consumers": false}}
+	base_off := object.union(_te_consumed(_te_contract(_te_fields, "backward")), off)
+	inp3 := _te_in2(base_off, _te_consumed(_te_contract(head_fields, "backward")))
+	count(_te_012(deny)) == 0 with input as inp3
+	# turned off by the pull request itself: still protected (and SW-SCHEMA-009 warns)
+	inp4 := _te_in2(_te_consumed(_te_contract(_te_fields, "backward")), object.union(_te_consumed(_te_contract(head_fields, "backward")), off))
+	count(_te_012(deny)) == 1 with input as inp4
+	lib.rule_paths(warn, "SW-SCHEMA-009") == {"schema_evolution.protect_consumers"} with input as inp4
+}
+
+test_schema012_a_rename_is_not_a_removal if {
+	# by id, renames allowed: no finding
+	allowed := {"schema_evolution": {"allow_renames": true}}
+	base := object.union(_te_consumed(_te_contract(_te_fields, "backward")), allowed)
+	head := object.union(_te_consumed(_te_contract(_te_set(_te_fields, 2, {"name": "gross_amount"}), "backward")), allowed)
+	inp := _te_in2(base, head)
+	count(_te_012(deny)) == 0 with input as inp
+	# no id and no renamed_from: read as a removal plus an addition
+	head2 := _te_consumed(_te_contract(_te_set(_te_fields, 5, {"name": "remark"}), "backward"))
+	inp2 := _te_in2(_te_consumed(_te_contract(_te_fields, "backward")), head2)
+	[f] := _te_012(deny) with input as inp2
+	f.value == "note"
+}
+
+test_schema012_quiet_for_another_table_or_a_new_contract if {
+	other := _te_with_table(_te_consumed(_te_contract(_te_drop(_te_fields, 5), "backward")), {"identifier": "sales.other"})
+	inp := _te_in2(_te_consumed(_te_contract(_te_fields, "backward")), other)
+	count(_te_012(deny)) == 0 with input as inp
+	added := {"contract": _te_consumed(_te_contract(_te_drop(_te_fields, 5), "backward")), "base": {"status": "added", "contract": null}}
+	count(_te_012(deny)) == 0 with input as added
 }

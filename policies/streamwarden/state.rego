@@ -1,6 +1,7 @@
 # State contract (SW-STATE): the contract side of each rule.
 # Repository and live sides of the same ids live in the other state_*.rego files of this package;
-# their METADATA stays here, above the first body of each id. SW-STATE-012 lives elsewhere.
+# their METADATA stays here, above the first body of each id. SW-STATE-012 and 013 live in
+# state_deployment.rego.
 package streamwarden.state
 
 import rego.v1
@@ -187,16 +188,27 @@ _ttl_text(x) := "no ttl" if {
 # METADATA
 # title: Max parallelism must be pinned
 # description: |
-#   The max parallelism fixes the number of key groups; changing it makes every savepoint
-#   unrestorable. Fires when job.max_parallelism is absent or not positive (-1 means Flink
-#   derives it from the parallelism, so it changes when the parallelism does). The repository
-#   side fires when the deployment's pipeline.max-parallelism differs from the contract.
+#   The max parallelism is the number of key groups keyed state is split into, recorded in every
+#   savepoint. When it is set (pipeline.max-parallelism), Flink refuses to restore a savepoint
+#   taken with another value. When it is not set, Flink derives one only for a job that starts
+#   without state (KeyGroupRangeAssignment: the power of two at or above 1.5 times the
+#   parallelism, at least 128 and at most 32768: 128 for any parallelism up to 85, 256 up to
+#   171), and a restore keeps the savepoint's value, so a parallelism change alone does not
+#   break it. Such a restore breaks when the job is rescaled above the savepoint's max
+#   parallelism, or when a max parallelism other than the savepoint's is set later; and the
+#   value a fresh start gets depends on the parallelism it happens to start with. Fires when
+#   job.max_parallelism is absent or not positive. The repository side fires when the
+#   deployment's pipeline.max-parallelism is not the contract's: set to another value (every
+#   restore from a savepoint taken with the contract's breaks), or left unset (-1: derived, as
+#   above).
 # custom:
 #   id: SW-STATE-004
 #   severity: error
 #   remediation: |
 #     Declare job.max_parallelism (for example 128, at least the largest parallelism you will
-#     ever run) and set pipeline.max-parallelism to the same value; never change it afterwards.
+#     ever run; for a job that already runs without one, the max parallelism its savepoints
+#     carry, which `streamwarden savepoint inspect` shows) and set pipeline.max-parallelism to
+#     the same value; never change it afterwards.
 #   example: |
 #     job: {name: orders-enrichment, parallelism: 4}   # no max_parallelism
 deny contains f if {
@@ -206,11 +218,15 @@ deny contains f if {
 	f := {
 		"rule": "SW-STATE-004",
 		"message": sprintf(
-			"job.max_parallelism is %s: it is not pinned, and a change of it breaks every restore; declare it (for example 128) and set pipeline.max-parallelism to the same value",
-			[_max_par_text(max_par)],
+			"job.max_parallelism is %s: Flink then derives the max parallelism (the number of key groups) only when the job starts without state (%s) and keeps the savepoint's value on every restore, which breaks when the job is rescaled above that value or when another max parallelism is set later; declare it (for example 128, or the value the job's savepoints carry) and set pipeline.max-parallelism to the same value",
+			[_max_par_text(max_par), _derived_text],
 		),
 		"path": "job.max_parallelism",
-		"evidence": {"max_parallelism": max_par},
+		"evidence": {
+			"max_parallelism": max_par,
+			"parallelism": _job_parallelism,
+			"derived_max_parallelism": _job_derived,
+		},
 	}
 }
 
@@ -218,13 +234,34 @@ _max_par_text(x) := "not set" if {
 	x == null
 } else := sprintf("%v", [x])
 
+_job_parallelism := p if {
+	p := input.contract.job.parallelism
+	lib.positive(p)
+} else := null
+
+_job_derived := lib.derived_max_parallelism(_job_parallelism) if {
+	_job_parallelism != null
+} else := null
+
+_derived_text := sprintf("%v for job.parallelism %v, the same for any parallelism up to %v", [m, _job_parallelism, lib.derived_up_to(m)]) if {
+	m := _job_derived
+	m != null
+} else := "128 for any parallelism up to 85, more above"
+
+# The compatibility mode: normalization fills in the schema's default (backward); a document built
+# by hand may lack it, or hold a value that is none of the modes.
+_compatibility := m if {
+	m := object.get(input.contract, ["schema_evolution", "compatibility"], "backward")
+	is_string(m)
+} else := "backward"
+
 # METADATA
 # title: Kryo state cannot evolve
 # description: |
 #   State serialized with Kryo has no schema evolution: any change to the state's classes
 #   makes the savepoint unreadable. Fires for each state.operators[] entry with serializer kryo
-#   while schema_evolution.compatibility is declared and is not none (the contract promises the
-#   schema can evolve).
+#   while schema_evolution.compatibility is not none (the contract promises the schema can
+#   evolve; an absent compatibility means backward).
 # custom:
 #   id: SW-STATE-005
 #   severity: warning
@@ -235,7 +272,7 @@ _max_par_text(x) := "not set" if {
 #     state: {operators: [{uid: enrich, kind: keyed, serializer: kryo, ttl: 2h}]}
 #     schema_evolution: {compatibility: backward}
 warn contains f if {
-	compatibility := input.contract.schema_evolution.compatibility
+	compatibility := _compatibility
 	compatibility != "none"
 	some idx, op in _state_operators
 	op.serializer == "kryo"

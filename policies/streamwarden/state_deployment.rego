@@ -1,6 +1,7 @@
 # State contract (SW-STATE), repository side: the effective Flink configuration of the files
 # named by job.deployment (input.facts.deployment) against the contract. The METADATA of
-# SW-STATE-001, 002 and 004 is in state.rego; SW-STATE-012's is here (it has no contract side).
+# SW-STATE-001, 002 and 004 is in state.rego; SW-STATE-012's and 013's are here (they have no
+# contract-only side).
 package streamwarden.state
 
 import rego.v1
@@ -64,8 +65,11 @@ deny contains f if {
 	e.value != want
 	f := dep.finding(
 		"SW-STATE-004", "pipeline.max-parallelism", e,
-		sprintf("the max parallelism differs from the contract: the contract pins job.max_parallelism to %v but the repository %s; set pipeline.max-parallelism to %v", [want, _dep_max_par_says(e, v), want]),
-		{"contract": want, "contract_field": "job.max_parallelism", "auto_max_parallelism": _dep_auto_max_par(e, v)},
+		_dep_max_par_message(e, v, want),
+		{
+			"contract": want, "contract_field": "job.max_parallelism",
+			"parallelism": _dep_parallelism(v), "derived_max_parallelism": _dep_derived(e, v),
+		},
 	)
 }
 
@@ -76,19 +80,24 @@ _dep_parallelism(v) := p if {
 } else := p if {
 	p := input.contract.job.parallelism
 	lib.positive(p)
-}
-
-_dep_auto_max_par(e, v) := m if {
-	e.value == -1
-	m := dep.auto_max_parallelism(_dep_parallelism(v))
 } else := null
 
-_dep_max_par_says(e, v) := sprintf("%s; Flink then derives it from the parallelism (%v for parallelism %v), so a parallelism change changes it and breaks every restore", [dep.repo_says(e, "int"), _dep_auto_max_par(e, v), _dep_parallelism(v)]) if {
-	e.value == -1
-	_dep_auto_max_par(e, v) != null
-} else := sprintf("%s; Flink then derives it from the parallelism, so a parallelism change changes it and breaks every restore", [dep.repo_says(e, "int")]) if {
-	e.value == -1
-} else := dep.repo_says(e, "int")
+# What Flink derives when the configuration v leaves the max parallelism unset (-1), for a known parallelism.
+_dep_derived(e, v) := lib.derived_max_parallelism(_dep_parallelism(v)) if {
+	not lib.positive(e.value)
+	_dep_parallelism(v) != null
+} else := null
+
+_dep_max_par_message(e, v, want) := sprintf("the max parallelism differs from the contract: the contract pins job.max_parallelism to %v but the repository %s; Flink refuses to restore a savepoint taken with one set max parallelism into a job set to another, so every restore from a savepoint taken with %v breaks; set pipeline.max-parallelism to %v", [want, dep.repo_says(e, "int"), want, want]) if {
+	lib.positive(e.value)
+} else := sprintf("the max parallelism is not pinned where the job runs: the contract pins job.max_parallelism to %v but the repository %s, so Flink derives one only when the job starts without state (%s) and keeps the savepoint's value on every restore, which breaks when the job is rescaled above that value or when another max parallelism is set later; set pipeline.max-parallelism to %v", [want, dep.repo_says(e, "int"), _dep_derived_text(e, v, want), want])
+
+_dep_derived_text(e, v, want) := sprintf("%v for parallelism %v, the same up to parallelism %v%s", [m, _dep_parallelism(v), lib.derived_up_to(m), _dep_not_want(m, want)]) if {
+	m := _dep_derived(e, v)
+	m != null
+} else := "128 for any parallelism up to 85, more above"
+
+_dep_not_want(m, want) := sprintf(", not the contract's %v", [want]) if m != want else := ""
 
 # METADATA
 # title: The deployment must not drop state the contract keeps
@@ -119,4 +128,95 @@ deny contains f if {
 		sprintf("the repository %s, so a restore silently drops state the job no longer claims, but the contract does not allow it (state.allow_non_restored_state is %v); remove it, or declare the dropped operators under state.dropped with allow_non_restored_state: true", [dep.repo_says(e, "bool"), object.get(input.contract.state, "allow_non_restored_state", "not set")]),
 		{"allow_non_restored_state": object.get(input.contract.state, "allow_non_restored_state", null)},
 	)
+}
+
+# Why contract c keeps state across upgrades (SW-STATE-013): its declared state operators, and
+# its exactly-once sinks (their committers' pending transactions live in the checkpoint).
+_upgrade_state_reasons(c) := [r |
+	some r in [_upgrade_operators_reason(c), _upgrade_sinks_reason(c)]
+	r != ""
+]
+
+_upgrade_operators_reason(c) := sprintf("%d state operator%s under state.operators (%s)", [n, _upgrade_plural(n), concat(", ", uids)]) if {
+	ops := object.get(c, ["state", "operators"], [])
+	is_array(ops)
+	n := count(ops)
+	n > 0
+	uids := [u | some i, op in ops; u := _upgrade_op_label(op, i)]
+} else := ""
+
+_upgrade_op_label(op, i) := op.uid if {
+	is_object(op)
+	is_string(op.uid)
+	not lib.blank(op.uid)
+} else := sprintf("state.operators[%d]", [i])
+
+_upgrade_sinks_reason(c) := sprintf("exactly-once sinks (%s), whose pending commits live in the checkpoint", [concat(", ", sinks)]) if {
+	sinks := lib.exactly_once_sink_labels(c)
+	count(sinks) > 0
+} else := ""
+
+_upgrade_plural(n) := "" if n == 1 else := "s"
+
+# The upgrade mode the deployment gives the job, when a Flink Kubernetes Operator resource runs it
+# and the mode parsed (an invalid one is SW-DEPLOY-003's; a placeholder is decided at deploy time).
+_upgrade_mode := e if {
+	dep.available
+	e := dep.facts.job.upgrade_mode
+	is_string(e.value)
+	not e.error
+}
+
+_upgrade_mode_says(e) := sprintf("the repository's Flink resource at %s:%v sets no %s, so the Kubernetes operator uses its default, stateless", [e.file, e.line, e.key]) if {
+	e.default == true
+} else := sprintf("the repository sets %s to stateless at %s:%v", [e.key, e.file, e.line])
+
+# METADATA
+# title: A stateful pipeline must not be deployed stateless
+# description: |
+#   With upgradeMode stateless (the Flink Kubernetes Operator's default when a FlinkDeployment's
+#   or FlinkSessionJob's spec.job sets none) the operator upgrades the job by cancelling it and
+#   starting it again from empty state: no savepoint or checkpoint is restored, so keyed state,
+#   operator state and the pending commits of an exactly-once sink are thrown away on every
+#   change of the resource. Fires when the deployment files' Flink resource runs the job with
+#   upgradeMode stateless (written, or left unset) while the contract keeps state: it declares
+#   state operators (state.operators), or a sink with delivery exactly_once. In a pull request
+#   it also fires when the base contract keeps state and the head contract no longer declares it
+#   (the running job still holds it). Silent when the deployment names no operator resource with
+#   a job (a config.yaml or SQL alone has no upgrade mode). One finding, at the upgradeMode line
+#   (or the spec.job line when it is unset).
+# custom:
+#   id: SW-STATE-013
+#   kind: diff
+#   severity: error
+#   remediation: |
+#     Set spec.job.upgradeMode to savepoint (or last-state) so the operator takes a savepoint
+#     and restores it on every upgrade. To start over from empty state on purpose, do it as a
+#     separate, reviewed change (a waiver on the base branch says who approved it).
+#   example: |
+#     # contract: state.operators [{uid: orders-dedup, ...}], a sink with delivery: exactly_once
+#     # FlinkDeployment:
+#     job:
+#       upgradeMode: stateless
+deny contains f if {
+	e := _upgrade_mode
+	e.value == "stateless"
+	[reasons, where] := _upgrade_stateful
+	f := lib.finding(
+		"SW-STATE-013", e.key,
+		sprintf("%s: on every upgrade the operator starts the job from empty state and restores nothing, but the pipeline keeps state%s: %s; set upgradeMode to savepoint (or last-state)", [_upgrade_mode_says(e), where, concat("; ", reasons)]),
+		{"upgrade_mode": "stateless", "operator_default": e.default, "keeps_state": reasons, "deployment_source": sprintf("%s:%v (%s)", [e.file, e.line, e.key])},
+		{"source": "deployment", "file": e.file, "line": e.line, "value": "stateless"},
+	)
+}
+
+# [reasons, where]: the state the head contract keeps, else (in a pull request) the base's.
+_upgrade_stateful := [reasons, ""] if {
+	reasons := _upgrade_state_reasons(input.contract)
+	count(reasons) > 0
+} else := [reasons, where] if {
+	base := lib.diff_base(input)
+	reasons := _upgrade_state_reasons(base)
+	count(reasons) > 0
+	where := sprintf(" in %s, and this pull request removes it from the contract", [lib.diff_base_name(input)])
 }

@@ -125,8 +125,10 @@ deny contains f if {
 #   The max parallelism fixes the number of key groups the keyed state is split into; a
 #   savepoint taken with one value cannot be restored with another ("Max parallelism mismatch
 #   between checkpoint/savepoint state and new program"). Fires when job.max_parallelism
-#   differs between the base and head contracts, including when it is set on one side only
-#   (unset means Flink derives it from the parallelism, which is a different value).
+#   differs between the base and head contracts, including when it is set on one side only:
+#   set where the base had none, a restore breaks unless the value is the one Flink derived
+#   when the job first started without state (the savepoints carry it); unset where the base
+#   pinned one, a restore keeps the savepoint's value, but the pin is gone (SW-STATE-004).
 # custom:
 #   id: SW-STATE-007
 #   kind: diff
@@ -145,14 +147,21 @@ deny contains f if {
 	f := {
 		"rule": "SW-STATE-007",
 		"message": sprintf(
-			"job.max_parallelism changes from %s in %s to %s: savepoints of the running job cannot be restored with another max parallelism; keep %s",
-			[_diff_max_par_text(old), lib.diff_base_name(input), _diff_max_par_text(new), _diff_max_par_text(old)],
+			"job.max_parallelism changes from %s in %s to %s: %s; keep %s",
+			[_diff_max_par_text(old), lib.diff_base_name(input), _diff_max_par_text(new), _diff_max_par_why(old, new), _diff_max_par_text(old)],
 		),
 		"path": "job.max_parallelism",
 		"value": new,
 		"evidence": {"base": old, "head": new},
 	}
 }
+
+# What the change does to a restore of the running job's savepoints (see SW-STATE-004).
+_diff_max_par_why(old, new) := sprintf("the running job's savepoints carry the max parallelism Flink derived when it first started without state (128 if that was at a parallelism up to 85), and a restore with %v set breaks unless it is that value", [new]) if {
+	old == null
+} else := "a restore keeps the savepoint's value, but nothing pins it any more: a start without state derives one from the parallelism, and a later set value other than the savepoint's breaks the restore" if {
+	new == null
+} else := "Flink refuses to restore a savepoint taken with one set max parallelism into a job set to another: every savepoint of the running job becomes unrestorable"
 
 _diff_max_par_text(x) := "unset" if {
 	x == null

@@ -191,7 +191,7 @@ test_state007_max_parallelism_changed if {
 	f.path == "job.max_parallelism"
 	f.value == 256
 	f.evidence == {"base": 128, "head": 256}
-	contains(f.message, "from 128 in the base (origin/main) to 256")
+	contains(f.message, "from 128 in the base (origin/main) to 256: Flink refuses to restore a savepoint taken with one set max parallelism into a job set to another")
 }
 
 test_state007_unset_at_head if {
@@ -200,7 +200,7 @@ test_state007_unset_at_head if {
 	some f in denied
 	f.rule == "SW-STATE-007"
 	f.evidence == {"base": 128, "head": null}
-	contains(f.message, "to unset")
+	contains(f.message, "to unset: a restore keeps the savepoint's value, but nothing pins it any more")
 }
 
 test_state007_set_at_head if {
@@ -210,6 +210,7 @@ test_state007_set_at_head if {
 	some f in denied
 	f.rule == "SW-STATE-007"
 	f.evidence == {"base": null, "head": 128}
+	contains(f.message, "from unset in the base (origin/main) to 128: the running job's savepoints carry the max parallelism Flink derived when it first started without state (128 if that was at a parallelism up to 85), and a restore with 128 set breaks unless it is that value")
 }
 
 test_state007_unset_on_both_sides_passes if {

@@ -207,8 +207,27 @@ test_state004_max_parallelism_absent if {
 	some f in findings
 	f.rule == "SW-STATE-004"
 	f.path == "job.max_parallelism"
-	f.evidence == {"max_parallelism": null}
-	contains(f.message, "job.max_parallelism is not set")
+	f.evidence == {"max_parallelism": null, "parallelism": 4, "derived_max_parallelism": 128}
+	contains(f.message, "job.max_parallelism is not set: Flink then derives the max parallelism (the number of key groups) only when the job starts without state (128 for job.parallelism 4, the same for any parallelism up to 85) and keeps the savepoint's value on every restore, which breaks when the job is rescaled above that value or when another max parallelism is set later")
+	not contains(f.message, "breaks every restore")
+}
+
+test_state004_derived_value_for_a_larger_parallelism if {
+	inp := _t_with({"job": {"max_parallelism": null, "parallelism": 100}})
+	findings := deny with input as inp
+	some f in findings
+	f.rule == "SW-STATE-004"
+	f.evidence.derived_max_parallelism == 256
+	contains(f.message, "(256 for job.parallelism 100, the same for any parallelism up to 171)")
+}
+
+test_state004_without_a_parallelism if {
+	inp := _t_without(["job/max_parallelism", "job/parallelism"])
+	findings := deny with input as inp
+	some f in findings
+	f.rule == "SW-STATE-004"
+	f.evidence == {"max_parallelism": null, "parallelism": null, "derived_max_parallelism": null}
+	contains(f.message, "(128 for any parallelism up to 85, more above)")
 }
 
 test_state004_max_parallelism_auto if {
@@ -257,7 +276,12 @@ test_state005_kryo_with_compatibility_none_passes if {
 	lib.no_rule(findings, "SW-STATE-005")
 }
 
-test_state005_kryo_without_schema_evolution_passes if {
+test_state005_kryo_without_schema_evolution_is_under_the_default_backward if {
 	findings := warn with input as {"contract": {"state": {"operators": [{"uid": "b", "serializer": "kryo"}]}}}
-	lib.no_rule(findings, "SW-STATE-005")
+	some f in findings
+	f.rule == "SW-STATE-005"
+	f.evidence.compatibility == "backward"
+	# a compatibility that is none of the modes reads as the default too
+	odd := warn with input as {"contract": {"state": {"operators": [{"uid": "b", "serializer": "kryo"}]}, "schema_evolution": {"compatibility": 3}}}
+	lib.rule_paths(odd, "SW-STATE-005") == {"state.operators[0].serializer"}
 }

@@ -374,7 +374,11 @@ def _allowed(f: Field) -> str:
     return ""
 
 
-def _default(path: str) -> str:
+def _default(path: str, schema: Schema | None = None) -> str:
+    if schema is not None and "default" in schema and schema["default"] != {}:
+        value = schema["default"]
+        shown = str(value).lower() if isinstance(value, bool) else str(value)
+        return f"`{shown}` (filled in when absent)"
     key = FLINK_KEYS.get(path)
     if key is None:
         return ""
@@ -422,17 +426,21 @@ def render(schema: Schema, policy_set: PolicySet) -> str:
         "Every field of a pipeline contract (`apiVersion: streamwarden/v1`, `kind: PipelineContract`),",
         "from the JSON Schema (`contracts/schema/pipeline-contract.v1.schema.json`, also printed by",
         "`streamwarden schema contract`). Unknown keys are errors. A section that is absent is not",
-        "checked, unless a rule says its absence is the violation. `[]` marks the items of a list.",
+        "checked, unless a rule says its absence is the violation or the schema gives it a default",
+        "(`schema_evolution`: absent means `compatibility: backward` with the consumers protected).",
+        "`[]` marks the items of a list.",
         "",
         "Columns:",
         "",
         "- **type**: a JSON type, or one of the [formats](#formats) below (durations, sizes, dates, ...).",
         "- **req.**: required within its parent when the parent is present.",
         "- **allowed**: the enumeration, constant or bounds the schema sets.",
-        "- **default**: the schema sets no defaults: an absent field stays absent in the policy input",
-        "  (`input.contract`). Where the field stands for a Flink setting, the column gives Flink's",
-        "  default for that key: what the job runs with when the deployment files do not set it either",
-        "  (the repository facts carry it, and the rules comparing contract and deployment use it).",
+        "- **default**: where the schema sets a default (the `schema_evolution` section), an absent",
+        "  field is filled in with it in the policy input (`input.contract`), so `facts` shows what is in",
+        "  force; every other absent field stays absent. Where the field stands for a Flink setting, the",
+        "  column gives Flink's default for that key: what the job runs with when the deployment files do",
+        "  not set it either (the repository facts carry it, and the rules comparing contract and",
+        "  deployment use it).",
         "- **rules**: the built-in rules that read the field, found by a static scan of the Rego",
         "  policies, rule by rule: the rule's body and every rule or function it uses, transitively;",
         "  a field counts when it is reached from `input.contract` or `input.base.contract` (directly,",
@@ -456,7 +464,7 @@ def render(schema: Schema, policy_set: PolicySet) -> str:
             ids = ", ".join(sorted(rules.get(path, set()) | rules.get(path + "[]", set()), key=_rule_key))
             out.append(
                 f"| `{path}` | {_type(g)} | {'yes' if g.required else ''} | {doc_cell(_allowed(g))} | "
-                f"{doc_cell(_default(path))} | {ids} | {doc_cell(g.schema.get('description', ''))} |"
+                f"{doc_cell(_default(path, g.schema))} | {ids} | {doc_cell(g.schema.get('description', ''))} |"
             )
         out.append("")
     out += ["## Formats", "", "Value formats that several fields share (the schema's `$defs`).", ""]

@@ -52,6 +52,8 @@ class Change:
     path: str  # head path where it exists, else the base path
     anchor: str  # where a finding about it points (a removed item: its list)
     change: str  # added | removed | changed | moved | kept (a field a diff rule says should have changed)
+    # | deployment (what a deployment file the contract names runs the job with, that a diff rule
+    # judges: its value at the base is not read, so before is None)
     before: Any
     after: Any
     cls: str = "safe"
@@ -175,10 +177,12 @@ def _related(change: Change, finding: Finding) -> bool:
     fp = finding.path
     if not fp or change.change == "moved":
         return False  # no rule judges a position; a finding inside a moved item is about its other changes
-    if change.change == "removed" and fp == change.anchor and change.path != change.anchor:  # a list's item
-        keys = _KEYED_LISTS.get(change.anchor, ())
-        before = change.before if isinstance(change.before, dict) else {}
-        return any(before.get(k) is not None and before.get(k) == finding.value for k in keys)
+    if change.change == "removed" and fp == change.anchor:
+        if change.anchor != change.path:  # an item removed from a list: the finding names it
+            keys = _KEYED_LISTS.get(change.anchor, ())
+            before = change.before if isinstance(change.before, dict) else {}
+            return any(before.get(k) is not None and before.get(k) == finding.value for k in keys)
+        return True  # a key removed (a column's `required`): the finding points at it
     if fp in _KEYED_LISTS:
         return False  # a finding on a whole list is about a removed item (above), not this change
     for outer, inner in ((change.path, fp), (fp, change.path)):
@@ -369,12 +373,16 @@ def _unmatched(
     changes: list[Change], findings: list[Finding], consumers: list[str], diff_ids: set[str]
 ) -> list[Change]:
     """A diff finding about a field the pull request did NOT change (a schema_version that should
-    have been bumped): listed as a change of its own, so the review shows what to do."""
+    have been bumped), or about a deployment file (an upgrade mode that throws the state away):
+    listed as a change of its own, so the review shows what to do."""
     out = []
     for f in findings:
         if f.rule not in diff_ids or f.waived or any(_related(c, f) for c in changes):
             continue
-        c = Change(f.path, f.path, "kept", f.value, f.value)
+        if f.source == "deployment":
+            c = Change(f.path, f.path, "deployment", None, f.value)
+        else:
+            c = Change(f.path, f.path, "kept", f.value, f.value)
         c.cls = "breaking" if f.severity == "error" else "coordinate"
         c.rule, c.reason = f.rule, f.message
         c.consumers = _consumers_of(c, f, consumers)

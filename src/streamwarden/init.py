@@ -29,14 +29,14 @@ from typing import Any
 from streamwarden import secrets
 from streamwarden.contractwriter import Draft, dotted, render
 from streamwarden.errors import InputError, UsageError
-from streamwarden.resources import CONTRACT_SCHEMA, schema_dir
+from streamwarden.resources import CONTRACT_SCHEMA, load_schema, schema_dir
 from streamwarden.units import format_duration
 from streamwarden.yamlsafe import join_index, join_key
 
 FLINK_REST = "Flink REST"
 ICEBERG = "Iceberg catalog"
 _SAFE_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,127}")
-_SKELETON = ("apiVersion", "kind", "metadata", "job", "state", "checkpoint", "table", "retention")
+_SKELETON = ("apiVersion", "kind", "metadata", "job", "state", "checkpoint", "table", "retention", "schema_evolution")
 _ENUMS = {
     "restart_strategy": {"none", "fixed-delay", "failure-rate", "exponential-delay"},
     "backend": {"hashmap", "rocksdb", "forst"},
@@ -374,6 +374,19 @@ class _Init:
             "how fresh the newest row must be; add unique and not_null columns if you promise them"
         ]
 
+    # -- what is in force unless the contract says otherwise ------------------------------------
+    def schema_evolution(self) -> None:
+        """The schema_evolution section a contract without one has, written out: the contract
+        schema's defaults (compatibility backward, the consumers' columns protected), so the
+        contract says what its pull requests are judged by."""
+        keys = load_schema(CONTRACT_SCHEMA)["properties"]["schema_evolution"]["properties"]
+        self.draft.put(("schema_evolution",), {k: v["default"] for k, v in keys.items() if "default" in v})
+        self.draft.intro["schema_evolution"] = [
+            "how the table's schema may change (the base branch's section is in force in a pull request);",
+            "the defaults, written out: backward (readers on the new schema read old data), renames",
+            "refused, and no column the consumers read removed or made optional (SW-SCHEMA-012)",
+        ]
+
     # -- what no source can tell ---------------------------------------------------------------
     def todos(self) -> None:
         name = self.name or "TODO(name)"
@@ -569,6 +582,7 @@ def derive(req: InitRequest) -> InitResult:
         output, named = req.root / "contracts" / "contract.yaml", False
     else:
         output = default_output(req.root, init.name)
+    init.schema_evolution()
     init.todos()
     result = init.finish(output)
     result.named = named

@@ -1,11 +1,13 @@
-"""Normalization of a validated document: durations to ms, sizes to bytes, enums lower-case.
+"""Normalization of a validated document: durations to ms, sizes to bytes, enums lower-case, and
+the defaults the schema declares filled in.
 
-The JSON Schema says which field is which (``$ref: #/$defs/duration`` / ``size``, enum defs), so
-this module holds no list of fields.
+The JSON Schema says which field is which (``$ref: #/$defs/duration`` / ``size``, enum defs,
+``default``), so this module holds no list of fields.
 """
 
 from __future__ import annotations
 
+import copy
 import datetime as _dt
 import re
 from typing import Any
@@ -148,10 +150,53 @@ def end_of_day_ms(day: str) -> int:
     return int(start.timestamp() * 1000) + _DAY_MS
 
 
+# A property the schema gives no default (its mapping may still hold properties that have one).
+_NO_DEFAULT = object()
+DefaultsTree = dict[str, tuple[Any, "DefaultsTree"]]
+_DEFAULTS: dict[int, tuple[Schema, DefaultsTree]] = {}
+
+
+def defaults_tree(walker: SchemaWalker, schema: Schema, depth: int = 0) -> DefaultsTree:
+    """The properties (of objects, through nested objects, not list items) that the schema gives a
+    ``default``: {key: (default or _NO_DEFAULT, the tree below it)}; only the branches that hold one."""
+    out: DefaultsTree = {}
+    if depth > 16:
+        return out
+    for key, sub in (walker.resolve(schema).get("properties") or {}).items():
+        if not isinstance(sub, dict):
+            continue
+        below = defaults_tree(walker, sub, depth + 1)
+        if "default" in sub or below:
+            out[key] = (sub.get("default", _NO_DEFAULT), below)
+    return out
+
+
+def _tree_for(walker: SchemaWalker, schema: Schema) -> DefaultsTree:
+    hit = _DEFAULTS.get(id(schema))
+    if hit is None or hit[0] is not schema:
+        hit = _DEFAULTS[id(schema)] = (schema, defaults_tree(walker, schema))
+    return hit[1]
+
+
+def with_defaults(value: dict[str, Any], tree: DefaultsTree) -> dict[str, Any]:
+    """``value`` with every absent property of ``tree`` that has a default filled in (a copy of
+    it), and those below filled in the same way; ``value`` itself is not changed."""
+    out = dict(value)
+    for key, (default, below) in tree.items():
+        if key not in out:
+            if default is _NO_DEFAULT:
+                continue
+            out[key] = copy.deepcopy(default)
+        if below and isinstance(out[key], dict):
+            out[key] = with_defaults(out[key], below)
+    return out
+
+
 def normalize_contract(data: dict[str, Any], schema: Schema) -> dict[str, Any]:
     """A validated contract -> the ``input.contract`` document (see docs/design-internal.md)."""
     walker = walker_for(schema)
-    out: dict[str, Any] = convert_units(walker, schema, data)
+    # the schema's defaults first (a default is written as the contract would write it)
+    out: dict[str, Any] = convert_units(walker, schema, with_defaults(data, _tree_for(walker, schema)))
     job = out.get("job")
     if isinstance(job, dict) and isinstance(job.get("deployment"), str):
         job["deployment"] = [job["deployment"]]

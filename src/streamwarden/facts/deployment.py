@@ -140,7 +140,7 @@ class _Setting:
             "file": self.file,
             "line": self.a.line,
             "kind": self.kind,
-            "default": False,
+            "default": self.a.default,
         }
         if self.error:
             out["error"] = self.error

@@ -66,6 +66,7 @@ class Assignment:
     parsed: tuple[Any, str | None] | None = None  # (value, error) when the reader already parsed it
     placeholder: str | None = None  # the template placeholder in the value: decided at deploy time
     order: int | None = None  # SQL: the statement's position in its script (jobs see the SETs before them)
+    default: bool = False  # a field the file leaves unset: the value is the Kubernetes operator's default
 
     def __post_init__(self) -> None:
         if not self.written and self.key is not None:
@@ -466,7 +467,7 @@ def _read_spec_fields(doc: YamlDocument, spec: dict[str, Any], lines: list[str],
             res.assignments.append(res.job[fact])
     if job:
         _replicas_parallelism(doc, spec, lines, res, base)
-        _operator_job_defaults(doc, res, base)
+        _operator_job_defaults(doc, job, res, base)
     if spec.get("flinkVersion") is not None:
         raw, line = _field(doc, lines, f"{base}.flinkVersion", spec["flinkVersion"])
         res.job["flink_version"] = Assignment(f"{base}.flinkVersion", raw, line, RANK_CR_FIELD, parsed=(str(raw), None))
@@ -493,6 +494,8 @@ def _read_spec_fields(doc: YamlDocument, spec: dict[str, Any], lines: list[str],
 # effective configuration has no value, so they rank below every file and field.
 OPERATOR_LAST_STATE_INTERVAL = "5 min"  # with upgradeMode: last-state (DEFAULT_CHECKPOINTING_INTERVAL)
 OPERATOR_RETENTION = "RETAIN_ON_CANCELLATION"  # always
+# JobSpec.upgradeMode's default: without upgradeMode the operator upgrades the job from empty state
+OPERATOR_UPGRADE_MODE = "stateless"
 
 
 def _replicas_parallelism(doc: YamlDocument, spec: dict[str, Any], lines: list[str], res: Resource, base: str) -> None:
@@ -544,8 +547,17 @@ def _replicas_parallelism(doc: YamlDocument, spec: dict[str, Any], lines: list[s
         )
 
 
-def _operator_job_defaults(doc: YamlDocument, res: Resource, base: str) -> None:
+def _operator_job_defaults(doc: YamlDocument, job: dict[str, Any], res: Resource, base: str) -> None:
     job_line = doc.marks.get(f"{base}.job", res.anchor_line)
+    if job.get("upgradeMode") is None:  # (a placeholder or an invalid value is no default: left as it is)
+        res.job["upgrade_mode"] = Assignment(
+            f"{base}.job.upgradeMode",
+            None,
+            job_line,
+            RANK_OPERATOR_DEFAULT,
+            parsed=(OPERATOR_UPGRADE_MODE, None),
+            default=True,
+        )
     res.assignments.append(
         Assignment(
             "execution.checkpointing.externalized-checkpoint-retention",
