@@ -13,6 +13,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from streamwarden.secrets import scrub
+
 
 @dataclass(frozen=True)
 class SqlSetting:
@@ -100,7 +102,8 @@ def parse_sql_settings(text: str) -> tuple[list[SqlSetting], list[SqlProblem]]:
                 if value[:1] in ("'", '"', "`"):
                     full = re.fullmatch(_TOKEN, value, re.DOTALL)
                     if not full:
-                        problems.append(SqlProblem(stmt.line, f"cannot read the value of {body!r}: unbalanced quotes"))
+                        message = f"cannot read the value of {_quoted(body, None)}: unbalanced quotes"
+                        problems.append(SqlProblem(stmt.line, message))
                         continue
                     value = _unquote(value)
                 settings.append(SqlSetting(_unquote(match.group(1)), value, stmt.line))
@@ -109,12 +112,17 @@ def parse_sql_settings(text: str) -> tuple[list[SqlSetting], list[SqlProblem]]:
             if legacy:
                 settings.append(SqlSetting(legacy.group(1), _unquote(legacy.group(2)), stmt.line))
                 continue
-            problems.append(SqlProblem(stmt.line, f"cannot read {body[:80]!r} as SET 'key' = 'value'"))
+            problems.append(SqlProblem(stmt.line, f"cannot read {_quoted(body)} as SET 'key' = 'value'"))
         elif _RESET_PREFIX.match(body):
             match = _RESET.match(body)
             if match:
                 key = match.group(1)
                 settings.append(SqlSetting(_unquote(key) if key else None, None, stmt.line, reset=True))
             else:
-                problems.append(SqlProblem(stmt.line, f"cannot read {body[:80]!r} as RESET 'key'"))
+                problems.append(SqlProblem(stmt.line, f"cannot read {_quoted(body)} as RESET 'key'"))
     return settings, problems
+
+
+def _quoted(text: str, limit: int | None = 80) -> str:
+    """A statement quoted in a message: secrets masked first, then cut."""
+    return repr(scrub(text, strict=True)[:limit])
