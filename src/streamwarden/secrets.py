@@ -53,9 +53,9 @@ _SECRET_WORD = (
 )
 # a name made of words around one of these, separated or not: the pair's name, in any case style
 _OLD_SECRET_NAME = re.compile(r"(?i)(?:[\w.-]*[_.-])?" + _SECRET_WORD + r"s?(?:[_.-][\w.-]*)?")
-_NAME_STEM = r"(?:passw|pwd|passphrase|secret|token|credential|key|sig|sas|jaas|connection|auth|header)"
+# every name=value pair; the name decides (``secret_name``), so the pattern need not
 _SECRET_PAIR = re.compile(
-    r"(?i)(?:(?P<pre>-D)|\b)(?P<key>[\w.-]*?" + _NAME_STEM + r"[\w.-]*)"
+    r"(?:(?P<pre>-D)|\b)(?P<key>[\w.-]+)"
     r"(?P<sep>[\"']?\s*[:=]\s*[\"']?)(?P<value>[^\s\"'&,;}<>)\]]+)"
 )
 # What Flink's own masking looks for in a key (GlobalConfiguration.SENSITIVE_KEYS), and more: a
@@ -255,7 +255,9 @@ def _scheme_token(m: re.Match[str]) -> str:
 def _secret_pair(m: re.Match[str], strict: bool = False) -> str:
     key, value = m.group("key"), m.group("value")
     if not (secret_name(key) or _OLD_SECRET_NAME.fullmatch(key)):
-        return m.group(0)
+        # not a secret, but its value may hold pairs that are (s3://b/p?secretKey=...)
+        head = m.group(0)[: m.start("value") - m.start()]
+        return head + _SECRET_PAIR.sub(_strict_pair if strict else _secret_pair, value)
     if value.startswith(MASK) or (not strict and _PLAIN_WORD.fullmatch(value)):  # "invalid token: expired"
         return m.group(0)
     return f"{m.group('pre') or ''}{key}{m.group('sep')}{MASK}"
