@@ -137,7 +137,9 @@ class OpaRest:
             raise self._request_error(exc, shown) from None
         if watch.fired:
             raise self._timed_out(shown)
-        return self._parse(body, shown, cap)
+        # a decision nests a few levels; the policy list carries syntax trees, nested as deep as
+        # the policies (json.loads' own recursion limit still stops a hostile one)
+        return self._parse(body, shown, MAX_JSON_DEPTH if cap <= MAX_ANSWER_BYTES else None)
 
     def _read(self, resp: Any, shown: str, cap: int) -> bytes:
         body: bytes = resp.read(cap + 1)
@@ -149,7 +151,7 @@ class OpaRest:
             raise OpaRestError("truncated", f"{shown} closed the connection after {len(body)} of {declared} bytes")
         return body
 
-    def _parse(self, body: bytes, shown: str, cap: int) -> Any:
+    def _parse(self, body: bytes, shown: str, depth: int | None) -> Any:
         if not body.strip():
             return None
         try:
@@ -159,8 +161,8 @@ class OpaRest:
         except (UnicodeDecodeError, json.JSONDecodeError):
             snippet = self._snippet(body)
             raise OpaRestError("not_json", f"{shown} answered something that is not JSON: {snippet}") from None
-        if doc is TOO_DEEP or (cap == MAX_ANSWER_BYTES and too_deep(doc, MAX_JSON_DEPTH)):
-            raise OpaRestError("too_deep", f"{shown} answered JSON nested more than {MAX_JSON_DEPTH} deep; refusing it")
+        if doc is TOO_DEEP or (depth is not None and too_deep(doc, depth)):
+            raise OpaRestError("too_deep", f"{shown} answered JSON nested too deep; refusing it")
         return doc
 
     def _http_error(self, exc: urllib.error.HTTPError, shown: str) -> OpaRestError:
