@@ -9,6 +9,7 @@ import textwrap
 from pathlib import Path
 from typing import Any
 
+from streamwarden.config import Config
 from streamwarden.contracts.load import load_contract
 from streamwarden.engine import load_policy_set, make_engine
 from streamwarden.facts.spark_data import gather_data
@@ -67,7 +68,7 @@ def check(root: Path, text: str, env: dict[str, Any], **kw: Any) -> tuple[dict[s
     contract = load_contract(path, root)
     facts = gather_static_facts(contract, root)
     facts["data"] = gather_data(contract.data, env, root, NOW_MS, **kw)
-    doc = build_input(contract, facts, NOW_MS, "test")
+    doc = build_input(contract, facts, NOW_MS, "test", config=Config(root=Path()).policy_settings())
     policy_set, engine = _engine()
     return facts["data"], evaluate_contract(engine, policy_set, contract, doc)
 

@@ -173,8 +173,8 @@ def test_a_base_waiver_stays_in_force_while_the_pull_request_extends_it(repo: Re
         CLEAN_CONTRACT + WAIVER.format(expires="2026-12-31"),
         "waive ACME-001 until the end of the year",
     )
-    repo.write("contracts/orders.yaml", CLEAN_CONTRACT + WAIVER.format(expires="2027-12-31"))
-    repo.commit("extend the waiver by a year")
+    repo.write("contracts/orders.yaml", CLEAN_CONTRACT + WAIVER.format(expires="2027-06-30"))
+    repo.commit("extend the waiver by half a year")
     p = _check(repo)
     assert p.code == 0, p  # the base's waiver still covers the finding
     (acme,) = [f for f in p.json()["findings"] if f["rule"] == "ACME-001"]

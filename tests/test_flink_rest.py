@@ -19,6 +19,7 @@ import pytest
 from tests.fake_flink import fake_flink
 from tests.flink_cluster import FlinkCluster, java_missing_reason
 
+from streamwarden.config import Config
 from streamwarden.contracts.load import load_contract
 from streamwarden.engine import load_policy_set, make_engine
 from streamwarden.facts.flink import gather_flink, gather_flink_one
@@ -127,7 +128,7 @@ def check(
     flink_env = {"rest_url": rest_url, "timeout": 5000, "retries": 1, **fields.get("flink_extra", {})}
     facts["flink"] = gather_flink_one(contract.data, flink_env, tmp_path, environ or {})
     policy_set, engine = policies
-    doc = build_input(contract, facts, int(time.time() * 1000), "local")
+    doc = build_input(contract, facts, int(time.time() * 1000), "local", config=Config(root=Path()).policy_settings())
     return evaluate_contract(engine, policy_set, contract, doc), facts["flink"]
 
 

@@ -27,6 +27,7 @@ from iceberg_tables import (
     Lake,
     compact,
 )
+from streamwarden.config import Config
 from streamwarden.contracts.load import load_contract
 from streamwarden.engine import load_policy_set, make_engine
 from streamwarden.facts.iceberg import gather_iceberg
@@ -93,7 +94,7 @@ def check(
     facts["iceberg"] = gather_iceberg(contract.data, lake.environment(), lake.root, now)
     if flink is not None:
         facts["flink"] = flink
-    doc = build_input(contract, facts, now, "test")
+    doc = build_input(contract, facts, now, "test", config=Config(root=Path()).policy_settings())
     found = evaluate_contract(engine[0], engine[1], contract, doc)
     return [f for f in found if f.source == "iceberg" or f.rule == "SW-FACT-001"]
 

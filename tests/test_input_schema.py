@@ -23,7 +23,7 @@ from tests.fake_flink import CHECKPOINTS, JID, VID, FakeFlink, fake_flink, flink
 from tests.gitrepo import Repo
 
 import streamwarden.run as run_module
-from streamwarden.config import load_config
+from streamwarden.config import Config, load_config
 from streamwarden.contracts.load import load_contract
 from streamwarden.facts.flink import gather_flink_one
 from streamwarden.facts.savepoint import gather_savepoint
@@ -249,7 +249,7 @@ def _contract_doc(root: Path, text: str, facts: dict[str, Any]) -> dict[str, Any
     contract = load_contract(path, root)
     gathered = gather_static_facts(contract, root)
     gathered.update(facts)
-    return build_input(contract, gathered, NOW_MS, "prod", "check")
+    return build_input(contract, gathered, NOW_MS, "prod", "check", config=Config(root=root).policy_settings())
 
 
 def test_iceberg_facts_from_a_real_catalog_conform(tmp_path: Path) -> None:

@@ -9,6 +9,7 @@ Iceberg Flink sink committed checkpoints 1..20 into, and savepoint files.
 
 from __future__ import annotations
 
+import datetime as dt
 from pathlib import Path
 from typing import Any
 
@@ -21,7 +22,7 @@ WAIVER = (
     "waivers:\n"
     "  - rule: SW-STATE-009\n"
     "    reason: the dedup operator is rebuilt from the source\n"
-    "    expires: 2099-01-31\n"
+    "    expires: {expires}\n"
     "    approved_by: data-platform\n"
 )
 
@@ -80,7 +81,9 @@ def test_an_allow_has_the_same_verdict_and_notes_in_gate_and_evidence(repo: Reco
 
 def test_a_waived_reason_allows_in_gate_and_evidence_alike(repo: RecoveryRepo) -> None:
     repo.edit_contract("- uid: orders-dedup", "- uid: orders-dedupe")
-    repo.write_contract(repo.contract_text + WAIVER)
+    # a waiver that holds for another 30 days (within waivers.max_horizon)
+    expires = dt.datetime.fromtimestamp(repo.now_ms / 1000 + 30 * 86_400, tz=dt.timezone.utc).date().isoformat()
+    repo.write_contract(repo.contract_text + WAIVER.format(expires=expires))
     gate, evidence = _verdicts(repo, "--restore-from", str(repo.savepoint(20)))
     assert gate["decision"] == "allow" and gate["reasons"] == []
     assert evidence == gate

@@ -152,7 +152,7 @@ def test_tool_version_and_engine_version_miss(tmp_path: Path) -> None:
 def test_engine_is_part_of_the_key(tmp_path: Path) -> None:
     from streamwarden.cache import make_context
 
-    common = {"policy_files": [], "root": tmp_path, "known_keys": (), "mode": "check"}
+    common = {"policy_files": [], "root": tmp_path, "known_keys": (), "mode": "check", "waiver_horizon_ms": 0}
     regorus = make_context(engine="regorus", engine_options={}, **common)  # type: ignore[arg-type]
     opa = make_context(engine="opa", engine_options={"url": "http://opa:8181"}, **common)  # type: ignore[arg-type]
     assert regorus.key != opa.key
@@ -171,6 +171,23 @@ def test_now_crossing_a_waiver_expiry_misses(tmp_path: Path) -> None:
     # an expired waiver's finding shows now_ms: only the same time may reuse it
     assert stats(check(root, now="2027-01-01T00:00:00Z")) == (1, 0)
     assert stats(check(root, now="2027-01-02T00:00:00Z")) == (0, 1)
+
+
+def test_now_bringing_a_waiver_within_the_horizon_misses(tmp_path: Path) -> None:
+    # 2027-12-31 begins more than 365 days after 2026-11-25 (SW-WAIVER-001 refuses the waiver),
+    # and within them from 2026-12-31 on: the entry holds on each side of that day only
+    root = make_repo(tmp_path, n=1)
+    c = root / "contracts" / "p0" / "contract.yaml"
+    c.write_text(c.read_text(encoding="utf-8").replace("2026-12-31", "2027-12-31"), encoding="utf-8")
+    before = check(root, now="2026-11-25T12:00:00Z")
+    assert any(f[1] == "SW-WAIVER-001" and "more than waivers.max_horizon" in f[2] for f in findings(before))
+    assert any(f[1] == "SW-STATE-002" and not f[3] for f in findings(before))  # not waived
+    assert stats(check(root, now="2026-12-20T00:00:00Z")) == (1, 0)  # still beyond: a hit
+    after = check(root, now="2027-01-02T00:00:00Z")
+    assert stats(after) == (0, 1)
+    assert not any(f[1] == "SW-WAIVER-001" for f in findings(after))
+    assert any(f[1] == "SW-STATE-002" and f[3] for f in findings(after))  # waived now
+    assert stats(check(root, now="2027-02-01T00:00:00Z")) == (1, 0)
 
 
 def test_pull_request_base(tmp_path: Path) -> None:

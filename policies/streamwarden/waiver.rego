@@ -1,6 +1,8 @@
 # Waiver hygiene (SW-WAIVER): the contract side. Every finding carries evidence.waiver_index so
 # the core can drop that waiver (an invalid waiver waives nothing).
-# Known rule ids come from data.catalog.rule_ids (an array of strings, provided by the core).
+# Known rule ids come from data.catalog.rule_ids (an array of strings, provided by the core); how
+# far ahead a waiver may expire from input.config.waivers.max_horizon_ms (streamwarden.yaml's
+# waivers.max_horizon, default 365d).
 package streamwarden.waiver
 
 import rego.v1
@@ -8,6 +10,20 @@ import rego.v1
 import data.streamwarden.lib
 
 _waivers := object.get(input.contract, "waivers", [])
+
+# The rules that cannot be waived, each with the reason SW-WAIVER-001 gives: the fail-closed rules,
+# whose findings stand for a check that could not be made or for a change to what the checks
+# enforce. Waiving one would turn "could not tell" into a pass (the gate would allow a restore it
+# never judged) or hide from reviewers what changed the checks themselves. The core never waives
+# a finding of these rules (evidence.problem "unwaivable" names the rule). One line per rule.
+unwaivable := {
+	"SW-FACT-001": "it reports facts that could not be gathered, and the rules that need them were not evaluated; the gate fails closed on it",
+	"SW-POLICY-001": "it tells reviewers that a pull request changes the policies or streamwarden.yaml, which decide every other finding",
+	"SW-WAIVER-001": "it decides which waivers are valid; a waiver of it would let any other waiver through",
+	"SW-WAIVER-002": "it tells reviewers that a pull request adds or extends a waiver; a waiver of it would hide the next one",
+}
+
+_day_ms := 86400000
 
 _rule_text(w) := sprintf("for %s", [w.rule]) if {
 	is_string(w.rule)
@@ -17,19 +33,28 @@ _rule_text(w) := sprintf("for %s", [w.rule]) if {
 # title: Waivers must be valid
 # description: |
 #   A waiver must name a rule id that a loaded policy defines, say why (reason) and end
-#   (expires, inclusive, UTC). Fires, once per problem, for a waiver that has expired (now_ms
-#   at or after expires_end_ms, the first instant after the expires day), that has no reason
-#   or only whitespace, that has no expires, or whose rule is not in data.catalog.rule_ids.
-#   Such a waiver waives nothing. approved_by is optional.
+#   (expires, inclusive, UTC) within reach. Fires, once per problem, for a waiver that has
+#   expired (now_ms at or after expires_end_ms, the first instant after the expires day), that
+#   has no reason or only whitespace, that has no expires, whose expires day begins more than
+#   waivers.max_horizon (streamwarden.yaml, default 365d) after now_ms, whose rule is not in
+#   data.catalog.rule_ids, or whose rule cannot be waived. The fail-closed rules cannot be:
+#   SW-FACT-001 (facts that could not be gathered: a waiver would let the gate allow what it
+#   never judged), SW-POLICY-001 (a pull request changes the policies or the configuration),
+#   SW-WAIVER-001 and SW-WAIVER-002 (the waivers' own checks). Such a waiver waives nothing,
+#   and a finding of a rule that cannot be waived is never waived, in a pull request either.
+#   approved_by is optional.
 # custom:
 #   id: SW-WAIVER-001
 #   severity: error
 #   remediation: |
-#     Fix the rule id, add a reason and an expires date (YYYY-MM-DD), or, for an expired
-#     waiver, fix the finding or renew the waiver with a new date after review.
+#     Fix the rule id, add a reason and an expires date (YYYY-MM-DD) at most
+#     waivers.max_horizon ahead, or, for an expired waiver, fix the finding or renew the waiver
+#     with a new date after review. A fail-closed rule cannot be waived: fix what its finding
+#     names (the source that could not be read, the policy change) and remove the waiver.
 #   example: |
 #     waivers:
 #       - {rule: SW-RET-002, expires: 2024-01-31}   # no reason, and expired
+#       - {rule: SW-FACT-001, reason: "Iceberg catalog flaky", expires: 2027-01-31}   # cannot be waived
 deny contains f if {
 	some idx, w in _waivers
 	end_ms := w.expires_end_ms
@@ -80,6 +105,53 @@ deny contains f if {
 		),
 		"path": sprintf("waivers[%d].expires", [idx]),
 		"evidence": {"waiver_index": idx, "rule": object.get(w, "rule", null), "problem": "no_expires"},
+	}
+}
+
+# SW-WAIVER-001: an expiry further ahead than waivers.max_horizon (silent without the setting).
+# The expires day begins at expires_end_ms - 1 day; it must begin no later than now + horizon.
+# The evidence leaves now_ms out: the finding holds, unchanged, until the day comes within reach.
+deny contains f if {
+	horizon := input.config.waivers.max_horizon_ms
+	is_number(horizon)
+	now_ms := input.now_ms
+	some idx, w in _waivers
+	end_ms := w.expires_end_ms
+	is_number(end_ms)
+	end_ms - _day_ms > now_ms + horizon
+	f := {
+		"rule": "SW-WAIVER-001",
+		"message": sprintf(
+			"waiver %d %s expires on %v, more than waivers.max_horizon (%s) ahead: it waives nothing; choose an expires date at most %s from today and renew it after review",
+			[idx, _rule_text(w), object.get(w, "expires", null), lib.fmt_ms(horizon), lib.fmt_ms(horizon)],
+		),
+		"path": sprintf("waivers[%d].expires", [idx]),
+		"evidence": {
+			"waiver_index": idx,
+			"rule": object.get(w, "rule", null),
+			"problem": "beyond_horizon",
+			"expires": object.get(w, "expires", null),
+			"expires_end_ms": end_ms,
+			"max_horizon_ms": horizon,
+		},
+	}
+}
+
+# SW-WAIVER-001: a rule that cannot be waived (the unwaivable set above)
+deny contains f if {
+	some idx, w in _waivers
+	rule := object.get(w, "rule", null)
+	is_string(rule)
+	why := unwaivable[rule]
+	f := {
+		"rule": "SW-WAIVER-001",
+		"message": sprintf(
+			"waiver %d names %s, which cannot be waived: %s. The waiver waives nothing; fix what the finding names and remove the waiver",
+			[idx, rule, why],
+		),
+		"path": sprintf("waivers[%d].rule", [idx]),
+		"value": rule,
+		"evidence": {"waiver_index": idx, "rule": rule, "problem": "unwaivable"},
 	}
 }
 

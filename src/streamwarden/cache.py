@@ -12,10 +12,11 @@ for the contract's):
   trusted ref's), the engine and its version, streamwarden's version and the hash of its own
   package files (schemas and key lists included), the repository root, ``flink.known_keys``;
 - time: a result that a policy computed from ``input.now_ms`` is valid only as of the same time.
-  The built-in pack of a static check reads it in one place, waiver expiry (SW-WAIVER-001): the
-  entry records, for each waiver's end, whether it had passed, and is reused only while each
-  still has or has not (an expired waiver's finding shows ``now_ms`` itself: such an entry needs
-  the same ``now``, i.e. a ``--now`` replay). Any other policy file that mentions ``now`` and is
+  The built-in pack of a static check reads it in one place, waiver expiry and horizon
+  (SW-WAIVER-001): the entry records, for each waiver's end, whether it had passed, and for each
+  waiver's expires day whether it had come within ``waivers.max_horizon`` (part of the key), and is
+  reused only while each still has or has not (an expired waiver's finding shows ``now_ms`` itself:
+  such an entry needs the same ``now``, i.e. a ``--now`` replay). Any other policy file that mentions ``now`` and is
   evaluated for the contract (a custom one, or a live rule) makes the entry valid for that exact
   ``now_ms`` only.
 
@@ -68,6 +69,7 @@ MAX_PACKS = 4
 MAX_PACK_BYTES = 128 * 1024 * 1024
 _EVICT_SLACK = 0.1  # evict down to 90% of MAX_ENTRIES, so eviction does not run on every write
 _WAIVER_PACKAGE = "streamwarden.waiver"
+_DAY_MS = 86_400_000
 # a policy that reads the time: input.now_ms (the only time a policy has), time.now_ns (refused in
 # custom files, never in built-in ones)
 _NOW = re.compile(r"now_(?:ms|ns)")  # built-in: reads now_ms only against waivers' expires_end_ms
@@ -146,6 +148,9 @@ class Context:
     key: str
     # policy files (display names) whose source mentions ``now``; the built-in waiver package aside
     time_relative: frozenset[str]
+    # ``waivers.max_horizon`` in ms: a waiver whose expires day begins later than now plus this is
+    # refused (SW-WAIVER-001), so when it comes within reach is a threshold of the entry's timing
+    waiver_horizon_ms: int = 365 * 86_400_000
 
 
 def make_context(
@@ -156,15 +161,16 @@ def make_context(
     root: Path,
     known_keys: Iterable[str],
     mode: str,
+    waiver_horizon_ms: int,
 ) -> Context:
     parts: list[str] = [FORMAT, tool_fingerprint(), engine_fingerprint(engine, engine_options)]
-    parts += [str(root.resolve()), json.dumps(sorted(known_keys)), mode]
+    parts += [str(root.resolve()), json.dumps(sorted(known_keys)), mode, str(waiver_horizon_ms)]
     relative: set[str] = set()
     for f in policy_files:
         parts += [f.display, f.package, "builtin" if f.builtin else "custom", f.source]
         if _NOW.search(f.source) and not (f.builtin and f.package == _WAIVER_PACKAGE):
             relative.add(f.display)
-    return Context(key=_sha(*parts), time_relative=frozenset(relative))
+    return Context(key=_sha(*parts), time_relative=frozenset(relative), waiver_horizon_ms=waiver_horizon_ms)
 
 
 def file_key(context: Context, shown: str, resolved: Path, text: str) -> str:
@@ -242,12 +248,17 @@ class Timing:
 def timing_for(context: Context, contract_data: dict[str, Any], evaluated: Iterable[str], now: int) -> Timing:
     """``evaluated``: the display names of the policy files selected for the contract's input."""
     thresholds: list[tuple[int, bool]] = []
+    expired = False
     waivers = contract_data.get("waivers")
     for w in waivers if isinstance(waivers, list) else []:
         end = w.get("expires_end_ms") if isinstance(w, dict) else None
         if isinstance(end, int) and not isinstance(end, bool):
+            expired = expired or now >= end
             thresholds.append((end, now >= end))
-    exact = any(passed for _, passed in thresholds) or any(d in context.time_relative for d in evaluated)
+            # the expires day begins at end - 1 day; it is within reach once now + horizon gets there
+            within = end - _DAY_MS - context.waiver_horizon_ms
+            thresholds.append((within, now >= within))
+    exact = expired or any(d in context.time_relative for d in evaluated)
     return Timing(exact_now=now if exact else None, thresholds=thresholds)
 
 

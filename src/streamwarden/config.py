@@ -1,5 +1,6 @@
 """The repository configuration, ``streamwarden.yaml``: contract globs, extra policy dirs, fail_on,
-named environments. Connection details live here or in the environment, never in a contract."""
+named environments, how far ahead a waiver may expire. Connection details live here or in the
+environment, never in a contract."""
 
 from __future__ import annotations
 
@@ -20,6 +21,8 @@ from streamwarden.yamlsafe import YamlDocument, load_single, parse_documents
 
 CONFIG_NAMES = ("streamwarden.yaml", "streamwarden.yml")
 FAIL_ON = ("error", "warning", "never")
+DAY_MS = 86_400_000
+WAIVER_MAX_HORIZON_MS = 365 * DAY_MS  # `waivers.max_horizon` unset: one year
 _ENV_REF = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)\}")
 
 
@@ -35,6 +38,12 @@ class Config:
     contracts_set: bool = False  # `contracts:` written in the file: every file its globs match is a contract
     limits: Limits = field(default_factory=Limits)  # custom policies' time and memory limits
     flink_known_keys: tuple[str, ...] = ()  # `flink.known_keys`: keys SW-DEPLOY-001 accepts besides Flink's
+    # `waivers.max_horizon`: how far ahead a waiver may expire (SW-WAIVER-001 reads it from the input)
+    waiver_max_horizon_ms: int = WAIVER_MAX_HORIZON_MS
+
+    def policy_settings(self) -> dict[str, Any]:
+        """The part of this configuration the policies read: ``input.config``."""
+        return {"waivers": {"max_horizon_ms": self.waiver_max_horizon_ms}}
 
     def environment(self, name: str) -> dict[str, Any]:
         if name not in self.environments:
@@ -112,7 +121,13 @@ def config_from_document(doc: YamlDocument, root: Path) -> Config:
         environments=dict(data.get("environments") or {}),
         flink_known_keys=tuple((data.get("flink") or {}).get("known_keys") or ()),
         limits=_limits(data.get("limits") or {}),
+        waiver_max_horizon_ms=_horizon(data.get("waivers") or {}),
     )
+
+
+def _horizon(data: dict[str, Any]) -> int:
+    horizon = data.get("max_horizon")
+    return horizon if isinstance(horizon, int) and not isinstance(horizon, bool) else WAIVER_MAX_HORIZON_MS
 
 
 def _limits(data: dict[str, Any]) -> Limits:

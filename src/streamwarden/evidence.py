@@ -75,6 +75,7 @@ def build_evidence(
         "since_ms": since_ms,
         "verdict": {
             "decision": result.decision,
+            "undecided": result.undecided,
             "reasons": [_brief(f) for f in result.reasons],
             "warnings": [_brief(f) for f in result.notes],
         },

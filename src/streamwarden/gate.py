@@ -3,7 +3,9 @@
 ``run_gate`` gathers the contract, repository, Flink, Iceberg and savepoint facts of one pipeline
 in one environment (facts/recovery.py), evaluates every policy with ``input.mode == "gate"`` (so
 SW-FACT-001 is an error: the gate fails closed), applies the contract's waivers, and decides:
-``allow`` when no unwaived error finding remains, else ``deny`` with the findings as reasons.
+``allow`` when no unwaived error finding remains, else ``deny`` with the findings as reasons. An
+engine that gives no decision at all (``UndefinedDecision``: an OPA server without the policies)
+is a ``deny`` too, ``undecided`` saying why: undefined is not empty.
 Exit codes (``GateResult.exit_code``): 0 allow, 1 deny; unusable input raises a StreamwardenError
 (exit 2 in the CLI). A savepoint that cannot be read is a gap in the facts (deny, SW-FACT-001).
 """
@@ -15,8 +17,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from streamwarden import inputdoc
 from streamwarden.config import Config
 from streamwarden.contracts import Contract
+from streamwarden.engine.interface import UndefinedDecision
 from streamwarden.facts.recovery import RecoveryFacts, gather_recovery
 from streamwarden.findings import Finding
 
@@ -33,6 +37,7 @@ class GateResult:
     now_ms: int
     contract: Contract = field(repr=False)  # what the evidence record reads beside the decision
     recovery: RecoveryFacts = field(repr=False)
+    undecided: str | None = None  # why the policies gave no decision (then the gate denies)
 
     @property
     def reasons(self) -> list[Finding]:
@@ -72,17 +77,21 @@ def run_gate(
     recovery = gather_recovery(
         contract, config, env_name, now_ms, restore_from=restore_from, rollback_to=rollback_to, since_ms=since_ms
     )
-    findings, doc = evaluate_one(
-        config,
-        contract,
-        recovery.facts,
-        mode="gate",
-        now_ms=now_ms,
-        environment=env_name,
-        policy_dirs=policy_dirs,
-        engine=engine,
-        engine_options=engine_options,
-    )
+    try:
+        findings, doc = evaluate_one(
+            config,
+            contract,
+            recovery.facts,
+            mode="gate",
+            now_ms=now_ms,
+            environment=env_name,
+            policy_dirs=policy_dirs,
+            engine=engine,
+            engine_options=engine_options,
+        )
+    except UndefinedDecision as exc:  # no decision is no allow: the gate fails closed
+        doc = inputdoc.pipeline(contract, recovery.facts, now_ms, env_name, "gate", config=config.policy_settings())
+        return GateResult(contract.name, env_name, "deny", [], doc, now_ms, contract, recovery, exc.message)
     decision = "deny" if any(f.counts and f.severity == "error" for f in findings) else "allow"
     return GateResult(contract.name, env_name, decision, findings, doc, now_ms, contract, recovery)
 

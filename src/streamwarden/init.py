@@ -434,7 +434,9 @@ class _Init:
     def _scrub(self) -> None:
         """No credential is copied into the contract: a deployment file's checkpoint URL with
         ``user:password@`` (or a ``password=`` pair in any value, a configured secret) is written
-        masked, with a warning naming the field, and the comments are scrubbed the same way."""
+        masked, with a warning naming the field, and the comments are scrubbed the same way. The
+        deployment facts come masked already (where the file is read): a value holding the mask
+        was one with a credential too."""
         masked: list[str] = []
 
         def walk(node: Any, path: str) -> Any:
@@ -444,7 +446,7 @@ class _Init:
                 return [walk(v, join_index(path, i)) for i, v in enumerate(node)]
             if isinstance(node, str):
                 clean = secrets.scrub(node)
-                if clean != node:
+                if clean != node or secrets.MASK in node:
                     masked.append(path)
                 return clean
             return node

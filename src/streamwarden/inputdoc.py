@@ -4,8 +4,9 @@ Three shapes (``contracts/schema/streamwarden-input.v1.schema.json``; self-check
 each one before it is evaluated):
 
 - :func:`pipeline` - one pipeline: ``contract``, ``base`` (a pull request's view of the trusted
-  side, or null), ``facts``, ``now_ms``, ``environment`` and ``mode`` (``check``, ``gate`` or
-  ``facts``, the document the ``facts`` command prints);
+  side, or null), ``facts``, ``now_ms``, ``environment``, ``mode`` (``check``, ``gate`` or
+  ``facts``, the document the ``facts`` command prints) and ``config`` (what the policies read of
+  ``streamwarden.yaml``: ``Config.policy_settings``, the trusted ref's in a pull request);
 - :func:`removed_pipeline` - a pipeline a pull request deletes: no contract, its base ``removed``;
 - :func:`repository` - the repository-wide policies of a pull request (policy and configuration
   changes).
@@ -31,6 +32,8 @@ def pipeline(
     environment: str | None,
     mode: str = "check",
     base: dict[str, Any] | None = None,
+    *,
+    config: dict[str, Any],
 ) -> InputDocument:
     """The document one pipeline is evaluated on (check, gate, evidence) or printed as (facts)."""
     return {
@@ -40,6 +43,7 @@ def pipeline(
         "now_ms": now_ms,
         "environment": environment,
         "mode": mode,
+        "config": config,
     }
 
 
@@ -83,7 +87,9 @@ def base_section(
     }
 
 
-def removed_pipeline(base: dict[str, Any], now_ms: int, environment: str | None, mode: str) -> InputDocument:
+def removed_pipeline(
+    base: dict[str, Any], now_ms: int, environment: str | None, mode: str, *, config: dict[str, Any]
+) -> InputDocument:
     """A pipeline the pull request removes: only its base side is left."""
     return {
         "contract": None,
@@ -92,6 +98,7 @@ def removed_pipeline(base: dict[str, Any], now_ms: int, environment: str | None,
         "now_ms": now_ms,
         "environment": environment,
         "mode": mode,
+        "config": config,
     }
 
 

@@ -408,6 +408,7 @@ def _open_cache(ctx: _RunContext, directory: Path) -> ResultCache | None:
         root=ctx.config.root,
         known_keys=ctx.known_keys,
         mode=ctx.options.mode,
+        waiver_horizon_ms=ctx.waiver_horizon_ms,
     )
     return ResultCache(directory, context, _rule_text(ctx.policy_set()))
 
@@ -457,6 +458,16 @@ class _RunContext:
         """``flink.known_keys`` (keys SW-DEPLOY-001 accepts): the trusted configuration's in a pull
         request, like every setting that decides a finding."""
         return (self.trusted_config or self.config).flink_known_keys
+
+    @property
+    def waiver_horizon_ms(self) -> int:
+        """``waivers.max_horizon``: the trusted configuration's in a pull request."""
+        return (self.trusted_config or self.config).waiver_max_horizon_ms
+
+    @property
+    def policy_settings(self) -> dict[str, Any]:
+        """``input.config`` (``waivers.max_horizon``): the trusted configuration's in a pull request."""
+        return (self.trusted_config or self.config).policy_settings()
 
     def live_facts(self, contracts: list[Contract]) -> list[dict[str, Any]]:
         if self.env is None:
@@ -535,7 +546,9 @@ def _repository_findings(
         base_doc = inputdoc.base_section(
             ref=ctx.base.ref, commit=ctx.base.commit, file=removed.file, status="removed", contract=removed.contract
         )
-        doc = inputdoc.removed_pipeline(base_doc, ctx.now, ctx.options.environment, ctx.options.mode)
+        doc = inputdoc.removed_pipeline(
+            base_doc, ctx.now, ctx.options.environment, ctx.options.mode, config=ctx.policy_settings
+        )
         subject = _Subject(removed.name or removed.file, removed.file, removed.contract or {})
         out.extend(_evaluate(engine, policy_set, subject, doc, [REMOVAL_PACKAGE]))
     doc = inputdoc.repository(trusted.ref, trusted.commit, trusted.changes, ctx.now)
@@ -772,7 +785,7 @@ def _from_entry(f: Path, entry: Entry, ctx: _RunContext) -> _Checked:
     else:  # an unchanged contract: its base version is itself, so are its waivers (unless the
         # trusted ref changed them since the merge base)
         in_force = ctx.base.waivers_in_force(entry.name, entry.waivers)
-        apply_waivers(found, waivers, trusted=in_force, now_ms=ctx.now)
+        apply_waivers(found, waivers, trusted=in_force, now_ms=ctx.now, horizon_ms=ctx.waiver_horizon_ms)
     return (f, PipelineRef(entry.name, entry.file), found, None, entry.name_line)
 
 
@@ -806,7 +819,9 @@ def evaluate_pipeline(
     cache stores those). ``base_named``: in a pull request whose contract no longer names a file
     its base names, the base's files, also judged (:func:`_base_named_deployment`). Returns the
     findings in report order and the document."""
-    doc = inputdoc.pipeline(contract, facts, ctx.now, ctx.options.environment, ctx.options.mode, base)
+    doc = inputdoc.pipeline(
+        contract, facts, ctx.now, ctx.options.environment, ctx.options.mode, base, config=ctx.policy_settings
+    )
     evaluated = doc if base is None or compare_base else inputdoc.without_base(doc)
     found = evaluate_contract(ctx.engine(), ctx.policy_set(), contract, evaluated)
     if base_named is not None:
@@ -820,7 +835,7 @@ def evaluate_pipeline(
         base_waivers = (base.get("contract") or {}).get("waivers") or []
         if ctx.base is not None:
             base_waivers = ctx.base.waivers_in_force(contract.name, base_waivers)
-        apply_waivers(found, contract.data, trusted=base_waivers, now_ms=ctx.now)
+        apply_waivers(found, contract.data, trusted=base_waivers, now_ms=ctx.now, horizon_ms=ctx.waiver_horizon_ms)
     found.sort(key=Finding.sort_key)
     return found, doc
 
@@ -870,7 +885,7 @@ def pipeline_document(config: Config, contract: Contract, *, now_ms: int, enviro
     if environment:
         ctx.env = config.environment(environment)
     facts = _gather_facts(ctx, contract, ctx.live_facts([contract])[0])
-    return inputdoc.pipeline(contract, facts, now_ms, environment, "facts")
+    return inputdoc.pipeline(contract, facts, now_ms, environment, "facts", config=ctx.policy_settings)
 
 
 def _gather_facts(ctx: _RunContext, contract: Contract, live: dict[str, Any]) -> dict[str, Any]:

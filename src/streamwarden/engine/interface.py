@@ -6,7 +6,7 @@ from abc import ABC, abstractmethod
 from collections.abc import Sequence
 from typing import Any
 
-from streamwarden.errors import InputError
+from streamwarden.errors import InputError, PolicyError
 
 # (package, rule set) -> the elements the set produced
 RawResults = dict[tuple[str, str], list[Any]]
@@ -19,6 +19,12 @@ class Engine(ABC):
     def evaluate(self, input_doc: dict[str, Any], packages: Sequence[str] | None = None) -> RawResults:
         """Evaluate the entrypoints (deny/warn/info) of every package, or only of ``packages``
         (e.g. the repository-level package for policy changes), against one input."""
+
+
+class UndefinedDecision(PolicyError):
+    """The engine gave no decision for the policies it was given: an OPA server that does not hold
+    them (a replica the uploads never reached) answers every query undefined. Undefined is not
+    empty: ``check`` stops with exit 2, and the gate denies (it fails closed)."""
 
 
 def as_list(value: Any) -> list[Any]:

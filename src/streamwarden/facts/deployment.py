@@ -57,12 +57,12 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from streamwarden import readahead
+from streamwarden import readahead, secrets
 from streamwarden.contracts.load import relative_posix, resolved
 from streamwarden.errors import StreamwardenError
 from streamwarden.escape import shown_name
 from streamwarden.facts.source import GatherContext, available, not_configured, unavailable
-from streamwarden.flink.config import KeyStatus, explicit_defaults, lookup, matches_known
+from streamwarden.flink.config import KeyStatus, ValueType, explicit_defaults, lookup, matches_known
 from streamwarden.flink.deployment_files import (
     KIND_CONF,
     KIND_SESSION_JOB,
@@ -305,10 +305,61 @@ class DeploymentGatherer:
         raw = readahead.get(os.fspath(resolved))
         text = decode_utf8(raw, shown) if raw is not None else read_text(resolved, shown)
         if suffix == ".sql":
-            return read_sql(text)
+            return _masked(read_sql(text))
         if is_legacy_name(shown):
-            return read_flink_conf(text)
-        return read_yaml(text, shown)
+            return _masked(read_flink_conf(text))
+        return _masked(read_yaml(text, shown))
+
+
+def _masked(parsed: ParsedFile) -> ParsedFile:
+    """The file as read, with no secret left in it (``secrets.mask_setting``): the value of a key
+    named like a secret (``s3.secret-key``, ``security.ssl.keystore-password``,
+    ``properties.sasl.jaas.config``) is ``***``, and a secret inside another value (a JVM option's
+    ``-Djavax.net.ssl.trustStorePassword=...``, a URL's ``?secretKey=...`` or ``user:password@``)
+    is masked in it. Done once, where the file is read: no fact, finding, ``facts`` output or
+    contract ``init`` writes can show them. A key Flink types (a duration, a size, a flag) keeps
+    its value, so that it parses as Flink would; only secrets written into it are masked."""
+    for a in _all_assignments(parsed):
+        _mask_assignment(a)
+    for p in [*parsed.problems, *(q for r in parsed.resources for q in r.problems)]:
+        p.message = secrets.scrub(p.message)
+        if p.raw is not None:
+            p.raw = secrets.mask_setting(p.key or "", p.raw)
+    return parsed
+
+
+def _all_assignments(parsed: ParsedFile) -> list[Assignment]:
+    out = list(parsed.assignments)
+    for r in parsed.resources:
+        out += r.assignments
+        out += r.job.values()
+    return out
+
+
+def _mask_assignment(a: Assignment) -> None:
+    option = lookup(a.key).option if a.key else None
+    typed = option is not None and option.type not in (ValueType.STRING, ValueType.MAP)
+    secret = not typed and any(secrets.secret_name(n) for n in (a.key, a.written) if n)
+    a.raw = _shown(a.raw, secret)
+    if a.parsed is not None:
+        value, error = a.parsed
+        a.parsed = (_shown(value, secret), secrets.scrub(error) if error else error)
+
+
+def _shown(value: Any, secret: bool) -> Any:
+    """``value`` as it may be shown: all of it masked when its key names a secret; else the
+    secrets in it (a mapping's values by their own keys)."""
+    if value is None or isinstance(value, bool):
+        return value
+    if secret:
+        return secrets.MASK
+    if isinstance(value, str):
+        return secrets.scrub(value, strict=True)
+    if isinstance(value, dict):
+        return {k: secrets.mask_setting(str(k), v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_shown(v, False) for v in value]
+    return value
 
 
 _SHARED: dict[Path, DeploymentGatherer] = {}

@@ -23,6 +23,7 @@ from streamwarden.errors import InputError
 from streamwarden.flink.config import is_map_key
 from streamwarden.flink.sql import SqlJob, parse_sql
 from streamwarden.flink.values import FlinkValueError, parse_bool, parse_enum, parse_int, parse_memory_bytes
+from streamwarden.secrets import scrub
 from streamwarden.yamlsafe import YamlDocument, join_key, parse_documents
 
 KIND_CONFIG = "flink-config"
@@ -250,7 +251,7 @@ def read_flink_conf(text: str) -> ParsedFile:
             parsed.problems.append(
                 Problem(
                     number,
-                    f"Flink 1.x cannot split {stripped[:80]!r} into key and value (it needs ': ', a colon and a "
+                    f"Flink 1.x cannot split {_quoted(stripped)} into key and value (it needs ': ', a colon and a "
                     "space) and ignores the line with a warning in its log: the setting has no effect",
                     "unreadable-line",
                     "error" if ":" in stripped else "warning",
@@ -262,7 +263,7 @@ def read_flink_conf(text: str) -> ParsedFile:
             parsed.problems.append(
                 Problem(
                     number,
-                    f"{stripped[:80]!r} has an empty {'key' if not key else 'value'}: Flink 1.x ignores the line "
+                    f"{_quoted(stripped)} has an empty {'key' if not key else 'value'}: Flink 1.x ignores the line "
                     "with a warning in its log",
                     "unreadable-line",
                     "error",
@@ -284,6 +285,11 @@ def read_flink_conf(text: str) -> ParsedFile:
     if not parsed.assignments and not parsed.problems:
         parsed.problems.append(Problem(1, "the file sets no Flink key", "no-flink-settings"))
     return parsed
+
+
+def _quoted(line: str) -> str:
+    """A line of a file quoted in a message: secrets masked first, then cut to 80 characters."""
+    return repr(scrub(line, strict=True)[:80])
 
 
 def _next_is_deeper(lines: list[str], number: int, indent: int) -> bool:

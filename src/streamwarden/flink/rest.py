@@ -2,7 +2,8 @@
 environment variables named in ``streamwarden.yaml``, a deadline per request (for the whole
 answer, not per read: a server that drips a byte a second cannot stretch it), retries with
 exponential backoff for idempotent GETs, caps on the size and the nesting depth of an answer, and
-a bounded thread pool.
+a bounded thread pool. The transport (the deadline, no redirect) and the reading of a server's
+JSON are ``streamwarden.serverhttp``'s, shared with the OPA server's client.
 
 Secrets never leave this module: errors carry no header, no token and no password, and any text
 taken from a response (an HTML proxy page that echoes headers, say) is scrubbed of them
@@ -12,13 +13,9 @@ taken from a response (an HTML proxy page that echoes headers, say) is scrubbed 
 from __future__ import annotations
 
 import base64
-import contextlib
 import http.client
 import json
-import math
 import os
-import re
-import socket
 import ssl
 import threading
 import time
@@ -32,6 +29,7 @@ from pathlib import Path
 from typing import Any, TypeVar
 
 from streamwarden import secrets as _secrets
+from streamwarden.serverhttp import TOO_DEEP, Deadline, loads_server_json, opener, too_deep
 
 DEFAULT_TIMEOUT_MS = 10_000
 DEFAULT_RETRIES = 2
@@ -184,13 +182,7 @@ class FlinkRestClient:
         self.url = display_url(settings.rest_url)
         self._sleep = sleep
         self._pool = ThreadPoolExecutor(max_workers=settings.concurrency, thread_name_prefix="flink-rest")
-        handlers: list[urllib.request.BaseHandler] = [
-            urllib.request.ProxyHandler(),
-            _NoRedirect(),
-            _DeadlineHTTPHandler(),
-            _DeadlineHTTPSHandler(settings.ssl_context),
-        ]
-        self._opener = urllib.request.build_opener(*handlers)
+        self._opener = opener(settings.ssl_context)
         self._lock = threading.Lock()
         self.requests = 0  # GETs sent so far, attempts included
 
@@ -232,8 +224,8 @@ class FlinkRestClient:
         req = urllib.request.Request(url, headers=self.settings.headers, method="GET")
         with self._lock:
             self.requests += 1
-        watch = _Deadline(self.settings.timeout_s)
-        req.streamwarden_deadline = watch  # type: ignore[attr-defined]  # read by the _Deadline*Handler
+        watch = Deadline(self.settings.timeout_s)
+        req.streamwarden_deadline = watch  # type: ignore[attr-defined]  # read by the Deadline*Handler
         try:
             try:
                 with self._opener.open(req, timeout=self.settings.timeout_s) as resp:
@@ -287,7 +279,7 @@ class FlinkRestClient:
         try:
             doc = loads_server_json(body.decode("utf-8"))
         except RecursionError:
-            doc = _TOO_DEEP
+            doc = TOO_DEEP
         except (UnicodeDecodeError, json.JSONDecodeError) as exc:
             kind = "an HTML page" if "html" in ctype.lower() or body.lstrip()[:1] == b"<" else "invalid JSON"
             detail = f" ({exc.msg} at byte {exc.pos} of {len(body)})" if isinstance(exc, json.JSONDecodeError) else ""
@@ -296,7 +288,7 @@ class FlinkRestClient:
                 f"{shown} answered {kind}{detail}, not Flink JSON: {self._snippet(body)}"
                 + ("; is a proxy or login page in front of Flink?" if kind == "an HTML page" else ""),
             ) from None
-        if doc is _TOO_DEEP or _too_deep(doc, MAX_JSON_DEPTH):
+        if doc is TOO_DEEP or too_deep(doc, MAX_JSON_DEPTH):
             raise RestError("too_deep", f"{shown} answered JSON nested more than {MAX_JSON_DEPTH} deep; refusing it")
         return doc
 
@@ -354,148 +346,9 @@ def _retryable(exc: RestError) -> bool:
     return exc.kind in ("unreachable", "truncated") or (exc.kind == "http" and exc.status in _RETRY_STATUS)
 
 
-class _NoRedirect(urllib.request.HTTPRedirectHandler):
-    """urllib would follow a redirect to any host with the Authorization header: refuse instead."""
-
-    def redirect_request(self, *args: Any, **kwargs: Any) -> None:
-        return None
-
-
 def scrub(text: str, secrets: Iterable[str]) -> str:
     """``text`` with every secret value (and recognisable credential) replaced by ``***``."""
     return _secrets.scrub(text, secrets)
-
-
-_TOO_DEEP = object()
-
-
-def _too_deep(doc: Any, limit: int) -> bool:
-    """Whether ``doc`` nests containers more than ``limit`` deep (iteratively: no recursion)."""
-    stack: list[tuple[Any, int]] = [(doc, 1)]
-    while stack:
-        node, depth = stack.pop()
-        if isinstance(node, dict):
-            children: Iterable[Any] = node.values()
-        elif isinstance(node, list):
-            children = node
-        else:
-            continue
-        if depth > limit:
-            return True
-        stack.extend((c, depth + 1) for c in children if isinstance(c, (dict, list)))
-    return False
-
-
-class _Deadline:
-    """A per-request deadline: when it passes, the request's socket is shut down, which ends a read
-    that a dripping server would otherwise keep alive (a socket timeout only bounds one read)."""
-
-    def __init__(self, seconds: float) -> None:
-        self.fired = False
-        self._sock: Any = None
-        self._lock = threading.Lock()
-        self._timer = threading.Timer(seconds, self._fire)
-        self._timer.daemon = True
-        self._timer.start()
-
-    def attach(self, sock: Any) -> None:
-        with self._lock:
-            self._sock = sock
-            fired = self.fired
-        if fired:
-            _shutdown(sock)
-
-    def _fire(self) -> None:
-        with self._lock:
-            self.fired = True
-            sock = self._sock
-        if sock is not None:
-            _shutdown(sock)
-
-    def cancel(self) -> None:
-        self._timer.cancel()
-
-
-def _shutdown(sock: Any) -> None:
-    with contextlib.suppress(OSError):
-        sock.shutdown(socket.SHUT_RDWR)
-
-
-def _deadline_connection(base: type[http.client.HTTPConnection], watch: _Deadline | None) -> Any:
-    class Connection(base):  # type: ignore[valid-type,misc]
-        def __init__(self, *args: Any, **kwargs: Any) -> None:
-            super().__init__(*args, **kwargs)
-            create: Callable[..., Any] = self._create_connection  # type: ignore[has-type]
-
-            def create_and_watch(*a: Any, **kw: Any) -> Any:
-                sock = create(*a, **kw)
-                if watch is not None:  # from the TCP connection on: a TLS handshake may drip too
-                    watch.attach(sock)
-                return sock
-
-            self._create_connection = create_and_watch
-
-        def connect(self) -> None:
-            super().connect()
-            if watch is not None:
-                watch.attach(self.sock)  # the TLS socket that replaced the plain one
-
-    return Connection
-
-
-class _DeadlineHTTPHandler(urllib.request.HTTPHandler):
-    def http_open(self, req: urllib.request.Request) -> http.client.HTTPResponse:
-        watch = getattr(req, "streamwarden_deadline", None)
-        return self.do_open(_deadline_connection(http.client.HTTPConnection, watch), req)
-
-
-class _DeadlineHTTPSHandler(urllib.request.HTTPSHandler):
-    def __init__(self, context: ssl.SSLContext | None) -> None:
-        super().__init__(context=context)
-        self._ctx = context
-
-    def https_open(self, req: urllib.request.Request) -> http.client.HTTPResponse:
-        watch = getattr(req, "streamwarden_deadline", None)
-        return self.do_open(_deadline_connection(http.client.HTTPSConnection, watch), req, context=self._ctx)
-
-
-def loads_server_json(text: str) -> Any:
-    """JSON from a server, as Java could have meant it: a non-finite number (``NaN``,
-    ``Infinity``, ``1e999``) and an integer outside Java's ``long`` are null (a value no Flink
-    field holds: the section's normalizer treats it as missing), and a lone surrogate escape
-    (``"\\ud800"``) in a string is U+FFFD. No such value reaches the policies, the reports or a
-    JSON document streamwarden prints."""
-    doc = json.loads(text, parse_constant=_none, parse_float=_finite, parse_int=_java_long)
-    return _valid_unicode(doc) if "\\u" in text else doc
-
-
-def _none(_: str) -> None:
-    return None
-
-
-def _finite(text: str) -> float | None:
-    value = float(text)
-    return value if math.isfinite(value) else None
-
-
-def _java_long(text: str) -> int | None:
-    if len(text.lstrip("-")) > 19:
-        return None
-    value = int(text)
-    return value if -(2**63) <= value < 2**63 else None
-
-
-_SURROGATE = re.compile("[\ud800-\udfff]")  # in a str, a surrogate is always a lone one
-
-
-def _valid_unicode(value: Any) -> Any:
-    if isinstance(value, str):
-        return _SURROGATE.sub("\ufffd", value)
-    if isinstance(value, dict):
-        return {_valid_unicode(k): _valid_unicode(v) for k, v in value.items()}
-    if isinstance(value, list):
-        return [_valid_unicode(v) for v in value]
-    return value
 
 
 def _flink_errors(body: bytes) -> str:

@@ -23,6 +23,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
+from streamwarden.secrets import scrub
+
 
 @dataclass(frozen=True)
 class SqlSetting:
@@ -161,20 +163,22 @@ def _setting(body: str, line: int, order: int, problems: list[SqlProblem]) -> Sq
             if value[:1] in ("'", '"', "`"):
                 full = re.fullmatch(_TOKEN, value, re.DOTALL)
                 if not full:
-                    problems.append(SqlProblem(line, f"cannot read the value of {body!r}: unbalanced quotes"))
+                    problems.append(
+                        SqlProblem(line, f"cannot read the value of {_quoted(body, None)}: unbalanced quotes")
+                    )
                     return None
                 value = _unquote(value)
             return SqlSetting(_unquote(match.group(1)), value, line, order=order)
         legacy = _SET_LEGACY_KEY.match(body)
         if legacy:
             return SqlSetting(legacy.group(1), _unquote(legacy.group(2)), line, order=order)
-        problems.append(SqlProblem(line, f"cannot read {body[:80]!r} as SET 'key' = 'value'"))
+        problems.append(SqlProblem(line, f"cannot read {_quoted(body)} as SET 'key' = 'value'"))
         return None
     match = _RESET.match(body)
     if match:
         key = match.group(1)
         return SqlSetting(_unquote(key) if key else None, None, line, reset=True, order=order)
-    problems.append(SqlProblem(line, f"cannot read {body[:80]!r} as RESET 'key'"))
+    problems.append(SqlProblem(line, f"cannot read {_quoted(body)} as RESET 'key'"))
     return None
 
 
@@ -228,3 +232,8 @@ def parse_sql_settings(text: str) -> tuple[list[SqlSetting], list[SqlProblem]]:
     """Every SET / RESET in a SQL script, in order, and the statements that could not be read."""
     script = parse_sql(text)
     return script.settings, script.problems
+
+
+def _quoted(text: str, limit: int | None = 80) -> str:
+    """A statement quoted in a message: secrets masked first, then cut."""
+    return repr(scrub(text, strict=True)[:limit])

@@ -39,6 +39,8 @@ def render_markdown(record: EvidenceRecord) -> str:
         f"**Verdict: {cell(d['verdict']['decision'].upper())}**",
         "",
     ]
+    if d["verdict"].get("undecided"):
+        out.append(f"- no decision: {cell(d['verdict']['undecided'])}")
     out += [f"- {md_code(r['rule'])} {cell(r['message'])}" for r in d["verdict"]["reasons"]]
     out += [f"- {md_code(r['rule'])} ({cell(r['severity'])}) {cell(r['message'])}" for r in d["verdict"]["warnings"]]
     cand = d["candidate"]

@@ -60,6 +60,7 @@ def gate_to_dict(result: GateResult) -> dict[str, Any]:
         "now_ms": result.now_ms,
         "restore_from": _restore_summary(facts.get("savepoint") or {}, replay_duplicates(result.findings)),
         "sources": source_status(facts),
+        "undecided": result.undecided,
         "reasons": [f.to_dict() for f in result.reasons],
         "warnings": [f.to_dict() for f in result.notes],
         "waived": [f.to_dict() for f in result.findings if f.waived],
@@ -95,6 +96,8 @@ def render_text(result: GateResult) -> str:
         lines.append(f"  restore from {t(sp.get('location') or '?')}: unreadable")
     else:
         lines.append("  no savepoint or retained checkpoint to restore from")
+    if result.undecided:
+        lines.append(f"  ✗ no decision: {t(result.undecided)}")
     lines += [f"  ✗ {t(f.rule)} {t(f.message)}" for f in result.reasons]
     lines += [f"  ! {t(f.rule)} ({t(f.severity)}) {t(f.message)}" for f in result.notes]
     waived = [f for f in result.findings if f.waived]
@@ -102,6 +105,8 @@ def render_text(result: GateResult) -> str:
         lines.append(f"  {len(waived)} waived finding{_s(len(waived))}")
     if result.decision == "allow":
         lines.append("  allowed: every rule the gate evaluates passed")
+    elif result.undecided:
+        lines.append("  denied: the policies gave no decision (the gate fails closed)")
     else:
         lines.append(f"  denied: {len(result.reasons)} reason{_s(len(result.reasons))}")
     return log_text("\n".join(lines) + "\n")
@@ -117,6 +122,8 @@ def render_markdown(result: GateResult) -> str:
     out = [f"# Gate: {decision} {code(result.pipeline)} in {code(result.environment)}", ""]
     if result.decision == "allow":
         out.append(f"**Decision: {decision}** (exit 0): every rule the gate evaluates passed.")
+    elif result.undecided:
+        out.append(f"**Decision: {decision}** (exit 1): the policies gave no decision; the gate fails closed.")
     else:
         n = len(result.reasons)
         out.append(f"**Decision: {decision}** (exit 1): {n} reason{_s(n)}; the gate fails closed.")
@@ -144,8 +151,9 @@ def render_markdown(result: GateResult) -> str:
         out.append(f"{code(sp.get('location') or '?')} could not be read: {cell(sp.get('error'))}")
     else:
         out.append("None given (`--restore-from`) and none named by Flink.")
-    if result.reasons:
+    if result.reasons or result.undecided:
         out += ["", "## Reasons", ""]
+        out += [f"- no decision: {cell(result.undecided)}"] if result.undecided else []
         out += [f"- {code(f.rule)} {cell(f.message)}" for f in result.reasons]
     if result.notes:
         out += ["", "## Warnings", ""]
