@@ -13,6 +13,7 @@ from streamwarden.flink.config import (
     explicit_defaults,
     is_map_key,
     lookup,
+    suggestion,
 )
 from streamwarden.flink.sql import parse_sql_settings
 from streamwarden.flink.values import (
@@ -271,11 +272,11 @@ def test_key_classes() -> None:
         assert lookup(open_key).status is KeyStatus.OPEN, open_key
     typo = lookup("execution.checkpointing.intervall")
     assert typo.status is KeyStatus.UNKNOWN
-    assert typo.suggestion == "execution.checkpointing.interval"
-    assert lookup("state.checkpoint.dir").suggestion == "state.checkpoints.dir"
-    assert lookup("pipeline.auto-generated-uids").suggestion == "pipeline.auto-generate-uids"
+    assert typo.status is KeyStatus.UNKNOWN and suggestion(typo.written) == "execution.checkpointing.interval"
+    assert suggestion("state.checkpoint.dir") == "state.checkpoints.dir"
+    assert suggestion("pipeline.auto-generated-uids") == "pipeline.auto-generate-uids"
     foreign = lookup("my.custom.setting")
-    assert foreign.status is KeyStatus.UNKNOWN and foreign.suggestion is None
+    assert foreign.status is KeyStatus.UNKNOWN and suggestion("my.custom.setting") is None
 
 
 def test_every_option_is_unique_and_aliases_do_not_collide() -> None:

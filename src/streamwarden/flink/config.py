@@ -405,7 +405,6 @@ class KeyInfo:
     canonical: str  # the 2.x key for TYPED/ALIAS, the key as written otherwise
     status: KeyStatus
     option: FlinkOption | None = None
-    suggestion: str | None = None
 
 
 _ALL_NAMES: tuple[str, ...] = tuple(BY_KEY) + tuple(ALIAS_OF)
@@ -426,7 +425,14 @@ class ComponentKeys:
     patterns: tuple[re.Pattern[str], ...]
 
     def knows(self, key: str) -> bool:
-        return key in self.exact or any(p.fullmatch(key) for p in self.patterns)
+        return key in self.exact or (self.any_pattern is not None and self.any_pattern.fullmatch(key) is not None)
+
+    @functools.cached_property
+    def any_pattern(self) -> re.Pattern[str] | None:
+        """The patterns as one alternation: one match per key (a file may set 100,000 keys)."""
+        if not self.patterns:
+            return None
+        return re.compile("|".join(f"(?:{p.pattern})" for p in self.patterns))
 
 
 def _pattern(entry: str) -> re.Pattern[str]:
@@ -466,7 +472,8 @@ def matches_known(key: str, known: tuple[str, ...]) -> bool:
 
 @functools.lru_cache(maxsize=4096)
 def lookup(key: str) -> KeyInfo:
-    """Classify a key as written in a deployment file."""
+    """Classify a key as written in a deployment file. An unknown key's did-you-mean is
+    :func:`suggestion`'s (it compares the key with every known one: asked for where it is shown)."""
     if key in BY_KEY:
         return KeyInfo(key, key, KeyStatus.TYPED, BY_KEY[key])
     if key in ALIAS_OF:
@@ -476,14 +483,22 @@ def lookup(key: str) -> KeyInfo:
     if components.knows(key):
         return KeyInfo(key, key, KeyStatus.OPEN)
     if key.startswith(COMPONENT_NAMESPACES):
-        matches = difflib.get_close_matches(key, sorted(components.exact), n=1, cutoff=0.75)
-        return KeyInfo(key, key, KeyStatus.UNKNOWN, suggestion=matches[0] if matches else None)
+        return KeyInfo(key, key, KeyStatus.UNKNOWN)
     if key.startswith(OPEN_PREFIXES):
         return KeyInfo(key, key, KeyStatus.OPEN)
     governed = key.startswith(GOVERNED_PREFIXES)
     if not governed and key.split(".", 1)[0] in OPEN_SEGMENTS:
         return KeyInfo(key, key, KeyStatus.OPEN)
-    return KeyInfo(key, key, KeyStatus.UNKNOWN, suggestion=suggest(key))
+    return KeyInfo(key, key, KeyStatus.UNKNOWN)
+
+
+def suggestion(key: str) -> str | None:
+    """The did-you-mean of an unknown key: the closest key of its component's set below a
+    component's namespace, else the closest key of the table."""
+    if key.startswith(COMPONENT_NAMESPACES):
+        matches = difflib.get_close_matches(key, sorted(component_keys().exact), n=1, cutoff=0.75)
+        return matches[0] if matches else None
+    return suggest(key)
 
 
 def suggest(key: str) -> str | None:
