@@ -49,8 +49,11 @@ _SECRET_PAIR = re.compile(
 # A word each credential shape above needs: text whose case-folded form has none of them has no
 # shape, and most text a run scrubs (a finding's message, a contract value) has none. Searched in
 # ``str.casefold()`` (a superset of the shapes' case-insensitive matching, and 2 us where ``(?i)``
-# takes 14 us on a finding's message).
-_SHAPE_HINT = re.compile(r"authorization|bearer|basic|token|secret|passw|pwd|credential|key|sig|sas|@")
+# takes 14 us on a finding's message). "key" counts only as the secret words have it (api_key,
+# access-key, privatekey, account_key): a bare "key" is in every message about a configuration key.
+_SHAPE_HINT = re.compile(
+    r"authorization|bearer|basic|token|secret|passw|pwd|credential|(?:api|access|private|account)[_-]?key|sig|sas|@"
+)
 _PLAIN_WORD = re.compile(r"[a-z]{1,12}")
 _TOKEN_SEGMENT = re.compile(r"[A-Za-z0-9._~+=-]{16,}")
 _SECRET_SEGMENT_NAME = re.compile(r"(?i)" + _SECRET_WORD + r"s?|keys?|auth")
