@@ -11,10 +11,19 @@ The oracle is Flink's loader itself: ``GlobalConfiguration`` from the test venv'
 (tests/flink_loader.py) reads each file below, and ``streamwarden facts`` (the real CLI) must have
 read the same keys, the same values or errors for every option it types, and refuse (an error
 finding) exactly the files Flink refuses. The tests that need the JDK skip, saying why, without one.
+
+For a FlinkDeployment the oracle is kubectl itself (``kubectl label --local -o json``: the JSON
+it would send to the API server, read with no cluster), then what the operator makes of that JSON
+(``ConfigObjectNode.asFlatMap``: keys in the stored, sorted order, each value's Jackson
+``asText``, lists joined with ``;``), written out in :func:`_operator_flat_map`.
 """
 
 from __future__ import annotations
 
+import json
+import os
+import shutil
+import subprocess
 from pathlib import Path
 from typing import Any
 
@@ -297,3 +306,119 @@ def test_a_flink_deployment_applies_merge_keys_as_kubectl_does(tmp_path: Path) -
     assert config["execution.checkpointing.interval"]["line"] == 8
     timeout = config["execution.checkpointing.timeout"]
     assert timeout["value"] == 600_000 and timeout["line"] == 9, timeout
+
+
+RESOURCE = """\
+apiVersion: flink.apache.org/v1beta1
+kind: FlinkDeployment
+metadata:
+  name: orders-enrichment
+spec:
+  flinkVersion: v2_1
+  flinkConfiguration:
+{conf}"""
+
+# name -> the flinkConfiguration block of a FlinkDeployment (indented 4), read by kubectl
+RESOURCES: dict[str, str] = {
+    "numbers": (
+        "    acme.octal: 010\n    acme.hex: 0x10\n    acme.oct: 0o10\n    acme.bin: 0b11\n    acme.plus: +12\n"
+        "    acme.under: 1_000\n    acme.exp: 1e3\n    acme.frac: 1.5\n    acme.dot: .5\n    acme.eight: 08\n"
+        "    acme.big: 99999999999999999999\n    acme.huge: 1e21\n    acme.tiny: 1e-8\n    acme.over: 1e400\n"
+        "    acme.sexa: 12:30\n    acme.date: 2024-01-01\n    acme.stamp: 2024-01-01 10:00:00\n"
+        "    acme.quoted: '010'\n    acme.neg: -0x1F\n    acme.zero: -0\n"
+        "    execution.checkpointing.interval: 0x2710\n"
+    ),
+    "booleans": (
+        "    acme.y: y\n    acme.n: N\n    acme.yes: Yes\n    acme.on: on\n    acme.off: OFF\n    acme.true: TRUE\n"
+        "    execution.checkpointing.unaligned.enabled: y\n"
+    ),
+    "keys": "    acme:\n      yes: 1\n      1.5: 2\n      0x10: 3\n      1e3: 4\n      n: 5\n",
+    "merge keys in order": (
+        "    acme.a: 1\n    <<: [{acme.a: 2, acme.b: 2}, {acme.b: 3, acme.c: 3}]\n    acme.c: 4\n"
+        "    <<: {execution.checkpointing.interval: 60 s}\n"
+    ),
+    "nested and flat": (
+        "    execution.checkpointing.interval: 1 s\n    execution:\n      checkpointing:\n        interval: 2 s\n"
+        "    acme:\n      x: nested\n    acme.x: flat\n"
+    ),
+    "lists and empties": "    acme.list: [a, 1, true, 1.5]\n    acme.empty-list: []\n    acme.empty-map: {}\n",
+}
+
+
+# Java's Double.toString (Jackson's asText of a DoubleNode) of the JSON doubles above (jshell)
+JAVA_DOUBLES = {1.5: "1.5", 0.5: "0.5", 1e21: "1.0E21", 1e-8: "1.0E-8"}
+
+
+def _operator_flat_map(node: Any, prefix: str = "") -> dict[str, str]:
+    """ConfigObjectNode.asFlatMap over the JSON kubectl sends: each value as Jackson's asText."""
+
+    def as_text(v: Any) -> str:
+        if isinstance(v, bool):
+            return "true" if v else "false"
+        if isinstance(v, float):
+            return JAVA_DOUBLES[v]
+        if isinstance(v, (dict, list)):
+            return ""
+        return "null" if v is None else str(v)
+
+    out: dict[str, str] = {}
+    for k, v in node.items():  # kubectl writes the keys sorted, as the API server stores them
+        key = f"{prefix}.{k}" if prefix else k
+        if isinstance(v, dict):
+            out.update(_operator_flat_map(v, key))
+        elif isinstance(v, list):
+            if v:
+                out[key] = ";".join(as_text(i) for i in v)
+        else:
+            out[key] = as_text(v)
+    return out
+
+
+def _kubectl_json(path: Path) -> dict[str, Any]:
+    proc = subprocess.run(
+        ["kubectl", "label", "--local", "-f", str(path), "streamwarden-test=1", "-o", "json"],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        env={**os.environ, "KUBECONFIG": os.devnull},
+        check=True,
+    )
+    doc: dict[str, Any] = json.loads(proc.stdout)
+    return doc
+
+
+@pytest.mark.skipif(shutil.which("kubectl") is None, reason="needs kubectl (its YAML reading is the oracle)")
+def test_every_tricky_resource_is_read_as_kubectl_sends_it(tmp_path: Path) -> None:
+    mismatches: list[str] = []
+    for i, (name, conf) in enumerate(RESOURCES.items()):
+        root = _repo(tmp_path / f"r{i}", RESOURCE.format(conf=conf), "fd.yaml")
+        expected = _operator_flat_map(_kubectl_json(root / "fd.yaml")["spec"]["flinkConfiguration"])
+        deployment = _deployment(root)
+        config = deployment["config"]
+        ours = {k: e for k, e in config.items() if not e["default"] and e["file"] == "fd.yaml"}
+        if set(ours) != set(expected):
+            mismatches.append(f"{name}: the operator's keys {sorted(expected)} != streamwarden's {sorted(ours)}")
+        for key, text in expected.items():
+            entry = ours.get(key)
+            if entry is None:
+                continue
+            option = BY_KEY.get(key)
+            want: Any = text if option is None else option.parse(text)
+            if entry["value"] != want:
+                mismatches.append(f"{name}: {key}: the operator gets {text!r}, streamwarden reads {entry['value']!r}")
+    assert not mismatches, "\n".join(mismatches)
+
+
+@pytest.mark.skipif(shutil.which("kubectl") is None, reason="needs kubectl (its YAML reading is the oracle)")
+def test_a_resource_kubectl_cannot_send_is_unreadable(tmp_path: Path) -> None:
+    for i, conf in enumerate(["    acme.limit: .inf\n", "    ~: 1\n"]):
+        root = _repo(tmp_path / f"r{i}", RESOURCE.format(conf=conf), "fd.yaml")
+        refused = subprocess.run(
+            ["kubectl", "label", "--local", "-f", str(root / "fd.yaml"), "x=1", "-o", "json"],
+            capture_output=True,
+            env={**os.environ, "KUBECONFIG": os.devnull},
+            check=False,
+        )
+        assert refused.returncode != 0
+        [unreadable] = _deployment(root).get("unreadable") or [{}]
+        assert "kubectl" in unreadable.get("error", ""), unreadable

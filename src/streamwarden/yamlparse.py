@@ -2,8 +2,12 @@
 values and line marks built with the limits (depth, aliases, node count, duplicate keys). Imported
 on the first parse of a run, with PyYAML.
 
-Two schemas. ``yaml-1.1`` (the default: contracts, ``streamwarden.yaml``, Kubernetes manifests)
-is PyYAML's safe schema, merge keys (``<<``) applied. ``core`` is the YAML 1.2 core schema as
+Three schemas. ``yaml-1.1`` (the default: contracts, ``streamwarden.yaml``) is PyYAML's safe
+schema, merge keys (``<<``) applied, a mapping's own keys over merged ones. ``kubectl`` is YAML 1.1
+as kubectl reads a manifest before it sends JSON to the API server (sigs.k8s.io/yaml over go-yaml
+v2): ``y``/``n`` are booleans too, ``010`` is octal 8, ``1_000`` is 1000, ``12:30`` and dates are
+text, keys become the JSON object's strings, merge keys apply in document order; a null key or an
+infinite number (which kubectl refuses) is an error. ``core`` is the YAML 1.2 core schema as
 snakeyaml-engine 2.6 reads it with the settings of Flink 2.x's ``YamlParserUtils`` (the loader of
 ``config.yaml``): no merge keys (``<<`` is a key like any other), ``0x10`` and ``0o10`` are
 integers and ``010`` is ten, ``yes``/``on``/``1_000``/``12:30``/dates are text, ``1e3`` is a
@@ -147,7 +151,82 @@ _CoreLoader: type = type(
     (_BaseLoader if _BaseLoader is not yaml.SafeLoader else _DepthLimitedLoader,),
     {"resolve": _resolve_core},
 )
-SCHEMAS = ("yaml-1.1", "core")
+# kubectl: sigs.k8s.io/yaml over go-yaml v2, which is YAML 1.1 as Go reads it (y/n are booleans,
+# 010 is octal, 1_000 is 1000, no sexagesimal numbers, dates stay text, merge keys applied in order)
+_GO_WORDS: dict[str, str] = {
+    **dict.fromkeys(("y", "Y", "yes", "Yes", "YES", "true", "True", "TRUE", "on", "On", "ON"), _BOOL_TAG),
+    **dict.fromkeys(("n", "N", "no", "No", "NO", "false", "False", "FALSE", "off", "Off", "OFF"), _BOOL_TAG),
+    **dict.fromkeys(("", "~", "null", "Null", "NULL"), _NULL_TAG),
+    **dict.fromkeys((".nan", ".NaN", ".NAN", ".inf", ".Inf", ".INF"), _FLOAT_TAG),
+    **dict.fromkeys(("+.inf", "+.Inf", "+.INF", "-.inf", "-.Inf", "-.INF"), _FLOAT_TAG),
+    "<<": _MERGE_TAG,
+}
+_GO_TRUE = frozenset(("y", "Y", "yes", "Yes", "YES", "true", "True", "TRUE", "on", "On", "ON"))
+_GO_FLOAT = re.compile(r"[-+]?(?:\.[0-9]+|[0-9]+(?:\.[0-9]*)?)(?:[eE][-+]?[0-9]+)?")
+_GO_DOT_FLOAT = re.compile(r"\.[0-9]+(?:[eE][-+]?[0-9]+)?")
+_GO_DIGITS = {
+    2: re.compile(r"[01]+"),
+    8: re.compile(r"[0-7]+"),
+    10: re.compile(r"[0-9]+"),
+    16: re.compile(r"[0-9a-fA-F]+"),
+}
+
+
+def go_int(text: str) -> int | None:
+    """``strconv.ParseInt(text, 0, 64)``, else ``ParseUint``: a sign, then ``0x``/``0o``/``0b`` or
+    a leading ``0`` (octal) or decimal digits; None when neither takes it."""
+    body, sign = text, 1
+    if body[:1] in ("-", "+"):
+        sign, body = (-1 if body[0] == "-" else 1), body[1:]
+    base, digits = 10, body
+    if len(body) > 1 and body[0] == "0":
+        prefix = body[1].lower()
+        base, digits = {"x": (16, body[2:]), "o": (8, body[2:]), "b": (2, body[2:])}.get(prefix, (8, body[1:]))
+    if not digits or not _GO_DIGITS[base].fullmatch(digits):
+        return None
+    value = sign * int(digits, base)
+    if -(2**63) <= value < 2**63 or (text[:1] not in ("-", "+") and value < 2**64):
+        return value
+    return None
+
+
+def go_scalar(text: str) -> tuple[str, Any]:
+    """A plain scalar as go-yaml v2 resolves it: (tag, value)."""
+    tag = _GO_WORDS.get(text)
+    if tag is not None:
+        if tag == _BOOL_TAG:
+            return tag, text in _GO_TRUE
+        if tag == _FLOAT_TAG:
+            low = text.lower()
+            return tag, float("nan") if "nan" in low else float("-inf") if low[0] == "-" else float("inf")
+        return tag, None if tag == _NULL_TAG else text
+    first = text[:1]
+    if first == "." and _GO_DOT_FLOAT.fullmatch(text):
+        return _FLOAT_TAG, float(text)
+    if first and first in "0123456789+-":
+        plain = text.replace("_", "")
+        number = go_int(plain)
+        if number is not None:
+            return _INT_TAG, number
+        if _GO_FLOAT.fullmatch(plain):
+            value = float(plain)
+            if value not in (float("inf"), float("-inf")):  # out of range: ParseFloat fails, the text stays
+                return _FLOAT_TAG, value
+    return _STR_TAG, text
+
+
+def _resolve_kubectl(self: Any, kind: Any, value: Any, implicit: Any) -> str:
+    if kind is yaml.ScalarNode:
+        return go_scalar(value)[0] if implicit[0] else _STR_TAG
+    return _SEQ_TAG if kind is yaml.SequenceNode else _MAP_TAG
+
+
+_KubectlLoader: type = type(
+    "_KubectlLoader",
+    (_BaseLoader if _BaseLoader is not yaml.SafeLoader else _DepthLimitedLoader,),
+    {"resolve": _resolve_kubectl},
+)
+SCHEMAS = ("yaml-1.1", "core", "kubectl")
 
 _SCALARS = yaml.SafeLoader("")  # a constructor instance for scalar tags
 # The scalar tags built without the generic ``construct_object`` (which would also keep every
@@ -564,6 +643,92 @@ class _CoreBuilder(_Builder):
         return out
 
 
+def go_float_key(value: float) -> str:
+    """``strconv.FormatFloat(value, 'g', -1, 32)``: how sigs.k8s.io/yaml writes a float key."""
+    import struct
+
+    single = struct.unpack("f", struct.pack("f", value))[0]
+    for digits in range(1, 10):
+        text = f"{single:.{digits}e}"
+        if struct.unpack("f", struct.pack("f", float(text)))[0] == single:
+            break
+    mantissa, exponent = text.split("e")
+    mantissa = mantissa.rstrip("0").rstrip(".")
+    exp = int(exponent)
+    if exp < -4 or exp >= 6:  # Go's %g for the shortest digits decides with a precision of 6
+        return f"{mantissa}e{'-' if exp < 0 else '+'}{abs(exp):02d}"
+    return format(single, f".{max(len(mantissa.replace('.', '').lstrip('-')) - 1 - exp, 0)}f")
+
+
+class _KubectlBuilder(_Builder):
+    """A Kubernetes manifest as kubectl reads it before sending JSON to the API server
+    (sigs.k8s.io/yaml over go-yaml v2): scalars resolved as :func:`go_scalar`, keys turned into
+    the JSON object's strings (``yes:`` is ``"true"``, ``1e3:`` is ``"1000"``), merge keys
+    applied in document order (a merge overrides the keys before it, the keys after it override
+    the merge, and among merged mappings the first wins). What kubectl refuses (a null key, an
+    infinite or NaN number) is an InputError."""
+
+    def _scalar(self, node: yaml.ScalarNode, path: str = "") -> Any:
+        tag = node.tag
+        if tag == _STR_TAG:
+            return node.value
+        if path:
+            self.written[path] = node.value
+        if tag == _BINARY_TAG:
+            return super()._scalar(node, path)
+        value = go_scalar(node.value)[1]
+        if isinstance(value, float) and (value != value or value in (float("inf"), float("-inf"))):
+            raise InputError(
+                f"kubectl cannot send {node.value!r} to the API server: JSON has no infinity or NaN",
+                file=self.file,
+                line=node.start_mark.line + 1,
+                path=path or None,
+                hint="quote the value to keep it as text",
+            )
+        return value
+
+    def _key(self, key_node: yaml.Node, path: str) -> tuple[str, str, int]:
+        line = key_node.start_mark.line + 1
+        if not isinstance(key_node, yaml.ScalarNode) or key_node.tag == _STR_TAG:
+            return super()._key(key_node, path)
+        value = go_scalar(key_node.value)[1] if key_node.tag != _BINARY_TAG else key_node.value
+        if value is None:
+            raise InputError(
+                "kubectl refuses a mapping key with no value (null)", file=self.file, line=line, path=path or None
+            )
+        if isinstance(value, bool):
+            key = "true" if value else "false"
+        elif isinstance(value, float):
+            key = go_float_key(value)
+        else:
+            key = str(value)
+        return key, join_key(path, key), line
+
+    def _mapping(self, node: yaml.MappingNode, path: str, depth: int) -> dict[str, Any]:
+        out: dict[str, Any] = {}
+        mine: set[str] = set()
+        marks = self.marks
+        for key_node, value_node in node.value:
+            if key_node.tag == _MERGE_TAG:
+                sources = value_node.value if isinstance(value_node, yaml.SequenceNode) else [value_node]
+                for src in reversed(sources):  # go-yaml merges the last first: the first one wins
+                    value = self.build(src, path, depth + 1)
+                    if not isinstance(value, dict):
+                        raise InputError(
+                            "a merge key (<<) needs a mapping", file=self.file, line=src.start_mark.line + 1
+                        )
+                    out.update(value)
+                continue
+            key, child, line = self._key(key_node, path)
+            if key in mine:
+                raise self._duplicate(key, marks[child], line, child)
+            mine.add(key)
+            marks[child] = line
+            out.pop(key, None)  # the key's place is where it is written
+            out[key] = self._leaf(value_node, child, depth + 1)
+        return out
+
+
 def _generic(node: yaml.ScalarNode) -> Any:
     """A scalar of another tag, through PyYAML's constructor (which then forgets the node)."""
     try:
@@ -594,7 +759,8 @@ def compose_documents(text: str, file: str, schema: str = "yaml-1.1") -> list[ya
     if len(text.encode("utf-8", "surrogatepass")) > MAX_BYTES:
         raise InputError(f"text is larger than {MAX_BYTES // 1024 // 1024} MiB", file=file)
     try:
-        return _compose_all(text, _CoreLoader if schema == "core" else None)
+        loader = {"core": _CoreLoader, "kubectl": _KubectlLoader}.get(schema)
+        return _compose_all(text, loader)
     except _TooDeep as exc:
         raise InputError(f"nesting deeper than {MAX_DEPTH} levels", file=file, line=exc.line) from None
     except RecursionError:
@@ -639,7 +805,13 @@ def build_documents(
     """Values and marks of composed documents, with the limits."""
     docs: list[YamlDocument] = []
     for i, node in enumerate(nodes):
-        builder = _CoreBuilder(file) if schema == "core" else _Builder(file, keep_bad_dates)
+        builder = (
+            _CoreBuilder(file)
+            if schema == "core"
+            else _KubectlBuilder(file)
+            if schema == "kubectl"
+            else _Builder(file, keep_bad_dates)
+        )
         data = builder.build(node, "", 0)
         start = node.start_mark.line + 1
         marks = builder.marks

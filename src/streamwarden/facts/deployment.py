@@ -130,7 +130,7 @@ class _Setting:
                 error = str(exc)
                 if self.a.read_as is not None:
                     error += (
-                        f" (the file writes {self.a.raw}, which Flink reads as YAML 1.2 does: "
+                        f" (the file writes {self.a.raw}, which {self.a.read_by or 'Flink reads as'}: "
                         f"{self.a.read_as}; quote the value to keep it as text)"
                     )
                 if self.kind == KIND_CONF and isinstance(self.a.raw, str) and self.a.raw[:1] in ("'", '"'):

@@ -74,6 +74,7 @@ class Assignment:
     parsed: tuple[Any, str | None] | None = None  # (value, error) when the reader already parsed it
     placeholder: str | None = None  # the template placeholder in the value: decided at deploy time
     read_as: str | None = None  # the text Flink gets, when the file's YAML makes it differ from raw
+    read_by: str = ""  # who makes read_as of raw, for messages ("Flink reads as YAML 1.2 does")
 
     def __post_init__(self) -> None:
         if not self.written and self.key is not None:
@@ -143,17 +144,33 @@ def mapping(value: Any) -> dict[str, Any]:
 
 
 def as_written(doc: YamlDocument, path: str, value: Any) -> Any:
-    """A value of a Kubernetes resource as the operator gets it. kubectl reads the manifest as YAML
-    1.1, so a plain ``on``/``yes``/``off``/``no`` is a boolean by the time it reaches the API
-    (``true``/``false`` in the JSON; the operator's CRD since 1.13 keeps the type, and turns it into
-    that text for Flink). A number is its text in the file (``010``, not 8); strings, mappings and
-    lists are themselves."""
-    if isinstance(value, bool):
-        return "true" if value else "false"
+    """A value as the file writes it: a number, boolean or null as its text in the file (``010``,
+    ``on``), strings, mappings and lists as themselves."""
     if value is None or isinstance(value, (str, dict, list)):
         return value
     text = doc.written.get(path)
     return text if text is not None else str(value)
+
+
+def operator_text(value: Any) -> Any:
+    """What the Flink Kubernetes operator hands Flink for a value of a resource, as kubectl read it
+    (YAML 1.1: ``010`` is 8, ``on`` and ``y`` are true, ``1e3`` is 1000): the JSON value the API
+    server stores, as Jackson's ``asText`` writes it (``ConfigObjectNode.asFlatMap``). A number
+    Go writes without a fraction is an integer to Jackson (``1000``), another one a double
+    (``1.5``, ``1.0E21``); a list is its items joined with ``;``. A null is left as it is."""
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, int):
+        return str(value)
+    if isinstance(value, float):
+        return str(int(value)) if value.is_integer() and abs(value) < 1e21 else java_double(value)
+    if isinstance(value, list):
+        return ";".join("" if isinstance(v, (dict, list)) else str(operator_text(v)) for v in value)
+    return value
+
+
+_BY_FLINK = "Flink reads as YAML 1.2 does"
+_BY_KUBECTL = "kubectl reads as YAML 1.1 does and the operator hands to Flink"
 
 
 FLINK_CODE_POINTS = 3 * 1024 * 1024  # snakeyaml-engine's codePointLimit, which Flink does not change
@@ -229,7 +246,9 @@ class _Flattener:
 
     def walk(self, data: dict[str, Any], prefix: str, mark_path: str, under_merge: str | None = None) -> None:
         marks, doc, flink = self.doc.marks, self.doc, self.rank == RANK_CONFIG
-        for k, v in data.items():
+        # Flink flattens config.yaml in the file's order; the operator flattens the JSON the API
+        # server stores, whose keys are sorted: a key set twice (nested and flat) is the later there
+        for k, v in data.items() if flink else sorted(data.items()):
             key = f"{prefix}.{k}" if prefix else str(k)
             path = join_key(mark_path, str(k))
             line = marks.get(path, doc.start_line)
@@ -237,16 +256,21 @@ class _Flattener:
             if isinstance(v, dict) and not is_map_key(key):
                 self.walk(v, key, path, merge)
                 continue
-            if isinstance(v, dict) and not v:
-                continue  # an empty mapping sets nothing, in Flink as in the operator
+            if (isinstance(v, dict) or (not flink and isinstance(v, list))) and not v:
+                continue  # an empty mapping (or, in a resource, list) sets nothing
             if merge is not None:
                 self.unmerged.setdefault(merge, []).append(key)
             if key in self.seen:
+                first, second = sorted((self.seen[key], line))
+                keeps = (
+                    "Flink keeps the later one"
+                    if flink
+                    else (f"the operator keeps line {line}'s (it reads the keys in alphabetical order)")
+                )
                 self.problems.append(
                     Problem(
                         line,
-                        f"{key} is set twice in this file (line {self.seen[key]} and line {line}); "
-                        "Flink keeps the later one",
+                        f"{key} is set twice in this file (line {first} and line {second}); {keeps}",
                         "duplicate-key",
                         "warning",
                         key,
@@ -254,14 +278,18 @@ class _Flattener:
                 )
             self.seen[key] = line
             if not flink:
-                self.out.append(Assignment(key, as_written(doc, path, v), line, self.rank))
+                raw, text = as_written(doc, path, v), operator_text(v)
+                a = Assignment(key, raw, line, self.rank)
+                if text is not v and text != raw:
+                    a.read_as, a.read_by = text, _BY_KUBECTL
+                self.out.append(a)
                 continue
             text = flink_text(v)
             written = doc.written.get(path)
             raw = written if written is not None and v is not None and not isinstance(v, (bytes, YamlSet)) else text
             a = Assignment(key, raw, line, self.rank)
             if text is not v and text != raw:
-                a.read_as = text
+                a.read_as, a.read_by = text, _BY_FLINK
             self.out.append(a)
 
     def merge_problems(self) -> None:
@@ -392,13 +420,17 @@ def read_yaml(text: str, display: str) -> ParsedFile:
     """A Flink config file or a Kubernetes manifest; raises InputError when it is not valid YAML
     (naming a Helm template as one, with the remedy). The file is composed once as YAML 1.2 (as
     Flink reads a config.yaml); a file with a document that has ``apiVersion`` and ``kind`` is a
-    manifest, read again as kubectl reads it (YAML 1.1)."""
+    manifest, read again as kubectl reads it (YAML 1.1 as go-yaml has it: see yamlparse)."""
     from streamwarden import yamlparse
 
     try:
         nodes = yamlparse.compose_documents(text, display, "core")
         manifest = any(_is_k8s_node(n) for n in nodes)
-        docs = parse_documents(text, display) if manifest else yamlparse.build_documents(nodes, display, "core")
+        docs = (
+            parse_documents(text, display, schema="kubectl")
+            if manifest
+            else yamlparse.build_documents(nodes, display, "core")
+        )
     except InputError as exc:
         line = helm_template_line(text)
         if line is None:
@@ -537,8 +569,17 @@ def _read_resource(doc: YamlDocument) -> Resource:
     return res
 
 
-def _field(doc: YamlDocument, path: str, value: Any) -> tuple[Any, int]:
-    return as_written(doc, path, value), doc.marks.get(path, doc.start_line)
+def _field(doc: YamlDocument, path: str, value: Any) -> tuple[Any, int, Any]:
+    """A field of the resource: as written, its line, and what the operator reads."""
+    raw, read = as_written(doc, path, value), operator_text(value)
+    return raw, doc.marks.get(path, doc.start_line), read if read is not value else raw
+
+
+def _spec_assignment(key: str, raw: Any, line: int, read: Any, **kwargs: Any) -> Assignment:
+    a = Assignment(key, raw, line, RANK_CR_FIELD, **kwargs)
+    if read != raw:
+        a.read_as, a.read_by = read, _BY_KUBECTL
+    return a
 
 
 def _parse_spec(parser: Any, raw: Any) -> tuple[Any, str | None]:
@@ -573,11 +614,11 @@ def _read_spec_fields(doc: YamlDocument, spec: dict[str, Any], res: Resource, ba
         if job.get(name) is None:
             continue
         written = f"{base}.job.{name}"
-        raw, line = _field(doc, written, job[name])
+        raw, line, read = _field(doc, written, job[name])
         if _placeholder_problem(res, written, raw, line):
             continue
-        value, error = _parse_spec(parser, raw)
-        res.job[fact] = Assignment(target or written, raw, line, RANK_CR_FIELD, written=written, parsed=(value, error))
+        value, error = _parse_spec(parser, read)
+        res.job[fact] = _spec_assignment(target or written, raw, line, read, written=written, parsed=(value, error))
         if error:
             res.problems.append(Problem(line, f"{written}: {error}", "invalid-value", "error", written, raw))
         elif target:
@@ -586,8 +627,8 @@ def _read_spec_fields(doc: YamlDocument, spec: dict[str, Any], res: Resource, ba
         _replicas_parallelism(doc, spec, res, base)
         _operator_job_defaults(doc, res, base)
     if spec.get("flinkVersion") is not None:
-        raw, line = _field(doc, f"{base}.flinkVersion", spec["flinkVersion"])
-        res.job["flink_version"] = Assignment(f"{base}.flinkVersion", raw, line, RANK_CR_FIELD, parsed=(str(raw), None))
+        raw, line, read = _field(doc, f"{base}.flinkVersion", spec["flinkVersion"])
+        res.job["flink_version"] = _spec_assignment(f"{base}.flinkVersion", raw, line, read, parsed=(str(read), None))
     for section, target in (
         ("jobManager", "jobmanager.memory.process.size"),
         ("taskManager", "taskmanager.memory.process.size"),
@@ -596,14 +637,14 @@ def _read_spec_fields(doc: YamlDocument, spec: dict[str, Any], res: Resource, ba
         path, memory = _memory_field(block, f"{base}.{section}")
         if path is None:
             continue
-        raw, line = _field(doc, path, memory)
+        raw, line, read = _field(doc, path, memory)
         if _placeholder_problem(res, path, raw, line):
             continue
-        value, error = _parse_spec(lambda r: parse_memory_bytes(r, kubernetes=True), raw)
+        value, error = _parse_spec(lambda r: parse_memory_bytes(r, kubernetes=True), read)
         if error:
             res.problems.append(Problem(line, f"{path}: {error}", "invalid-value", "error", path, raw))
             continue
-        res.assignments.append(Assignment(target, raw, line, RANK_CR_FIELD, written=path, parsed=(value, None)))
+        res.assignments.append(_spec_assignment(target, raw, line, read, written=path, parsed=(value, None)))
 
 
 # The Flink Kubernetes operator's defaults for a job (FlinkConfigBuilder.applyJobConfig, for a
@@ -622,15 +663,20 @@ def _replicas_parallelism(doc: YamlDocument, spec: dict[str, Any], res: Resource
     if replicas is None:
         return
     written = f"{base}.taskManager.replicas"
-    raw, line = _field(doc, written, replicas)
+    raw, line, read = _field(doc, written, replicas)
     if _placeholder_problem(res, written, raw, line):
         return
-    count, error = _parse_spec(lambda r: parse_int(r, minimum=1), raw)
+    count, error = _parse_spec(lambda r: parse_int(r, minimum=1), read)
     if error:
         res.problems.append(Problem(line, f"{written}: {error}", "invalid-value", "error", written, raw))
         return
     slots_raw = next(
-        (a.raw for a in reversed(res.assignments) if a.key == "taskmanager.numberOfTaskSlots" and a.rank == RANK_CR), 1
+        (
+            a.raw if a.read_as is None else a.read_as
+            for a in reversed(res.assignments)
+            if a.key == "taskmanager.numberOfTaskSlots" and a.rank == RANK_CR
+        ),
+        1,
     )
     slots, slots_error = _parse_spec(lambda r: parse_int(r, minimum=1), slots_raw)
     if slots_error or placeholder(slots_raw):
