@@ -13,6 +13,7 @@ from streamwarden.flink.config import (
     explicit_defaults,
     is_map_key,
     lookup,
+    suggestion,
 )
 from streamwarden.flink.sql import parse_sql_settings
 from streamwarden.flink.values import (
@@ -272,20 +273,20 @@ def test_key_classes() -> None:
     ):
         assert lookup(open_key).status is KeyStatus.OPEN, open_key
     # below Flink's own namespaces, a key must be one of Flink's (these once passed as "open")
-    for closed_key, suggestion in (
+    for closed_key, expected in (
         ("execution.runtime-mode.x", "execution.runtime-mode"),
         ("execution.checkpoints.dir", "execution.checkpointing.dir"),
         ("sql-client.execution.runtime-mode", "execution.runtime-mode"),
     ):
         info = lookup(closed_key)
-        assert (info.status, info.suggestion) == (KeyStatus.UNKNOWN, suggestion), closed_key
+        assert (info.status, suggestion(closed_key)) == (KeyStatus.UNKNOWN, expected), closed_key
     typo = lookup("execution.checkpointing.intervall")
     assert typo.status is KeyStatus.UNKNOWN
-    assert typo.suggestion == "execution.checkpointing.interval"
-    assert lookup("state.checkpoint.dir").suggestion == "state.checkpoints.dir"
-    assert lookup("pipeline.auto-generated-uids").suggestion == "pipeline.auto-generate-uids"
+    assert typo.status is KeyStatus.UNKNOWN and suggestion(typo.written) == "execution.checkpointing.interval"
+    assert suggestion("state.checkpoint.dir") == "state.checkpoints.dir"
+    assert suggestion("pipeline.auto-generated-uids") == "pipeline.auto-generate-uids"
     foreign = lookup("my.custom.setting")
-    assert foreign.status is KeyStatus.UNKNOWN and foreign.suggestion is None
+    assert foreign.status is KeyStatus.UNKNOWN and suggestion("my.custom.setting") is None
 
 
 def test_every_option_is_unique_and_aliases_do_not_collide() -> None:

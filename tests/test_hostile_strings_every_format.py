@@ -5,7 +5,9 @@ workflow command (``::error::`` at a line start, ``##[`` anywhere).
 
 The strings get in where a user's text gets in: a contract's consumer names, waiver reasons and
 approvers (contract text refuses control characters, newlines aside), a contract's file name, a
-custom policy's finding message and METADATA (a custom Rego package can emit any string), and a
+custom policy's finding message and METADATA (a custom Rego package can emit any string; it emits
+25 findings in the contract's file, so a check report lists 20 and one that counts the rest, in a
+message that names the file), and a
 savepoint's operator uids and directory (written by the job, read back from ``_metadata``). Each
 document goes through the real CLI: ``check`` in its six formats, ``diff``, ``gate``, ``evidence``,
 ``savepoint inspect`` and ``policy doc``.
@@ -78,7 +80,8 @@ import rego.v1
 #   example: {example}
 deny contains f if {{
 \tinput.contract.metadata.name
-\tf := {{"rule": "ACME-001", "message": {message}, "path": "metadata.name"}}
+\tsome i in numbers.range(1, 25)
+\tf := {{"rule": "ACME-001", "message": {message}, "path": sprintf("metadata.name%d", [i])}}
 }}
 """
 
@@ -232,6 +235,8 @@ def test_check_json_and_sarif_give_the_strings_back(check_repo: Path, fmt: str) 
         assert {f["file"] for f in doc["findings"]} == {f"contracts/{FILE_NAME}"}
         (waived,) = [f for f in doc["findings"] if f["waived"]]
         assert waived["waiver"]["reason"] == REASON
+        (more,) = [f for f in doc["findings"] if "more" in f]  # the ACME-001 findings not listed
+        assert more["more"]["errors"] == 5 and f"contracts/{FILE_NAME}" in more["message"]
     else:  # a SARIF location is a URI: the file name percent-encoded, whole
         uris = {unquote(s) for s in _walk(doc) if s.startswith("contracts/")}
         assert uris == {f"contracts/{FILE_NAME}"}

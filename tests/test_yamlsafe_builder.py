@@ -132,7 +132,7 @@ def test_marks_with_merge_keys_sequences_and_quoted_keys() -> None:
         "base.y[0]": 1,
         "base.y[1]": 1,
         "m": 2,
-        "m.x": 1,  # the merged source writes its lines over the explicit key's, as it always did
+        "m.x": 3,  # the explicit key's line: its value wins over the merged one
         "m.y": 1,
         "m.y[0]": 1,
         "m.y[1]": 1,

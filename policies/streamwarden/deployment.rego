@@ -289,7 +289,10 @@ deny contains f if {
 #   Fires for a deployment file that streamwarden could read only in part, so the effective
 #   configuration may not be what the reader thinks: several Flink resources in one manifest
 #   (the one for this job is used), several YAML documents in a Flink configuration file (Flink
-#   refuses the file: an error), a line of a legacy flink-conf.yaml that Flink 1.x cannot split
+#   refuses the file: an error), a config.yaml that Flink 2.x's loader refuses as a whole (a key
+#   without a value, a tag it cannot construct, a key that is not a string: an error), a YAML
+#   merge key (<<) in a config.yaml (Flink 2.x reads it as a key of its own and merges nothing: an
+#   error), a line of a legacy flink-conf.yaml that Flink 1.x cannot split
 #   at ': ' or whose key or value is empty (Flink ignores it: an error when it holds a colon),
 #   nested blocks in a legacy flink-conf.yaml (Flink 1.x ignores the block's first line and
 #   reads the indented lines as keys of their own: an error), a legacy flink-conf.yaml for a

@@ -276,9 +276,10 @@ class Entry:
 _FINDING_FIELDS = [f.name for f in fields(Finding)]
 # what an entry stores of a finding: not the rule's title and remediation (the policy set's, which is
 # part of every key: restored from it, a third of an entry's size), nor the waiver fields (always
-# unset before waivers are applied). A finding is stored as an array of these, in this order (no
-# field names: a warm run decodes the findings of every contract it answers).
-_DERIVED = ("title", "remediation", "waived", "waiver", "baselined")
+# unset before waivers are applied), nor ``more`` (set by a report's cap only, after the run). A
+# finding is stored as an array of these, in this order (no field names: a warm run decodes the
+# findings of every contract it answers).
+_DERIVED = ("title", "remediation", "waived", "waiver", "baselined", "more")
 _STORED: tuple[str, ...] = ("pipeline", "rule", "severity", "message", "file", "line", "path", "source")
 _STORED += ("evidence", "fingerprint", "value")
 if set(_STORED) | set(_DERIVED) != set(_FINDING_FIELDS) or set(_STORED) & set(_DERIVED):
@@ -298,6 +299,8 @@ def _finding_to_stored(f: Finding, rule_text: RuleText) -> list[Any] | None:
     rule's text restores exactly (such a result is not cached)."""
     title, remediation = rule_text(f.rule)
     if f.title != title or f.remediation != unwrap(remediation) or f.waived or f.baselined or f.waiver is not None:
+        return None
+    if f.more is not None:
         return None
     return [getattr(f, name) for name in _STORED]
 

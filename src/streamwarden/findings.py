@@ -38,6 +38,10 @@ class Finding:
     baselined: bool = False
     # the offending value (what the fingerprint is made from); not part of the JSON output
     value: Any = field(default=None, repr=False, compare=False)
+    # a finding that stands for the findings of its rule in its file a report does not list (see
+    # :func:`cap`): how many, by what they count as (``findings``, ``errors``, ``warnings``,
+    # ``infos``, ``waived``, ``baselined``)
+    more: dict[str, int] | None = None
 
     def __post_init__(self) -> None:
         # METADATA block scalars keep the policy file's line breaks: every format gets sentences
@@ -71,6 +75,8 @@ class Finding:
             d["waiver"] = self.waiver
         if self.baselined:
             d["baselined"] = True
+        if self.more is not None:
+            d["more"] = dict(self.more)
         return d
 
 
@@ -208,14 +214,40 @@ def to_finding(policy_set: PolicySet, package: str, rule_set: str, element: Any,
     )
 
 
+def tally(findings: list[Finding]) -> dict[str, int]:
+    """How many findings count as what: a waived finding as waived only, a baselined one (not
+    waived) as baselined only, every other one by its severity (``errors``, ``warnings``,
+    ``infos``); a finding that stands for others (:func:`cap`) as the findings it stands for."""
+    out = {"errors": 0, "warnings": 0, "infos": 0, "waived": 0, "baselined": 0}
+    for f in findings:
+        if f.more is not None:
+            for k in out:
+                out[k] += f.more.get(k, 0)
+        elif f.waived:
+            out["waived"] += 1
+        elif f.baselined:
+            out["baselined"] += 1
+        elif f.severity in _PLURAL:
+            out[_PLURAL[f.severity]] += 1
+    return out
+
+
+_PLURAL = {"error": "errors", "warning": "warnings", "info": "infos"}
+
+
 def summarize(findings: list[Finding], pipelines: list[str]) -> dict[str, int]:
-    """The report's counts: a waived finding counts as waived only, a baselined one (not waived) as
-    baselined only; every other one by its severity. One pass (a warm pull request's report has
-    thousands of findings)."""
+    """The report's counts (:func:`tally`) and how many pipelines passed (none of their findings is
+    a counting error or warning). One pass (a warm pull request's report has thousands of findings)."""
     errors = warnings = infos = waived = baselined = 0
     failing: set[str] = set()
     for f in findings:
-        if f.waived:
+        if f.more is not None:
+            more = f.more
+            errors, warnings, infos = errors + more["errors"], warnings + more["warnings"], infos + more["infos"]
+            waived, baselined = waived + more["waived"], baselined + more["baselined"]
+            if more["errors"] or more["warnings"]:
+                failing.add(f.pipeline)
+        elif f.waived:
             waived += 1
         elif f.baselined:
             baselined += 1
@@ -251,7 +283,85 @@ def fails_run(finding: Finding, fail_on: str) -> bool:
     """Whether this finding alone fails the run: it counts (not waived, not baselined) and its
     severity is at or above ``fail_on`` (``never``: nothing fails). Reporters that mark failures
     (JUnit) ask this, so a report is red exactly when the exit code is 1."""
-    if fail_on == "never" or not finding.counts:
+    if fail_on == "never":
+        return False
+    if finding.more is not None:  # the findings it stands for
+        return finding.more["errors"] > 0 or (fail_on == "warning" and finding.more["warnings"] > 0)
+    if not finding.counts:
         return False
     threshold = SEVERITY_ORDER["warning" if fail_on == "warning" else "error"]
     return SEVERITY_ORDER.get(finding.severity, 9) <= threshold
+
+
+MAX_PER_RULE_FILE = 20  # the findings of one rule in one file a report lists
+
+
+def cap(findings: list[Finding], limit: int = MAX_PER_RULE_FILE) -> list[Finding]:
+    """The findings a report lists: at most ``limit`` of one rule in one file of one pipeline, and
+    for the rest of them one finding that counts them (``more``). The ones listed are those that
+    count before baselined and waived ones, the most severe first, then in report order; the
+    counting finding follows the last of them. Waivers and the baseline apply to every finding
+    before (each has its own fingerprint): the counts, the summary and the exit code come out the
+    same from the capped list as from the whole one (:func:`tally`, :func:`fails_run`)."""
+    groups: dict[tuple[str, str, str | None], list[int]] = {}
+    for i, f in enumerate(findings):
+        groups.setdefault((f.pipeline, f.rule, f.file), []).append(i)
+    if all(len(g) <= limit for g in groups.values()):
+        return findings
+    hidden: set[int] = set()
+    after: dict[int, Finding] = {}
+    for indexes in groups.values():
+        if len(indexes) <= limit:
+            continue
+        ranked = sorted(indexes, key=lambda i: (_state(findings[i]), SEVERITY_ORDER.get(findings[i].severity, 9), i))
+        rest = sorted(ranked[limit:])
+        hidden.update(rest)
+        after[max(ranked[:limit])] = _standing_for([findings[i] for i in rest], limit)
+    out: list[Finding] = []
+    for i, f in enumerate(findings):
+        if i not in hidden:
+            out.append(f)
+        if i in after:
+            out.append(after[i])
+    return out
+
+
+def _state(f: Finding) -> int:
+    return 2 if f.waived else 1 if f.baselined else 0
+
+
+def _standing_for(rest: list[Finding], limit: int) -> Finding:
+    """One finding for ``rest``, the findings of one rule in one file a report does not list."""
+    first = rest[0]
+    counts = tally(rest)
+    more = {"findings": len(rest), **counts}
+    counting = [f for f in rest if f.counts] or rest
+    severity = min((f.severity for f in counting), key=lambda s: SEVERITY_ORDER.get(s, 9))
+    parts = [f"{n:,} {k if n != 1 else k[:-1]}" for k, n in counts.items() if n]
+    lines = [f.line for f in rest if f.line]
+    where = f"{first.file}" + (f" (lines {min(lines)} to {max(lines)})" if len(lines) > 1 else "")
+    rule = first.rule
+    message = (
+        f"{len(rest):,} more {rule} finding{'s' if len(rest) != 1 else ''} in {where} not listed "
+        f"({', '.join(parts)}): a report lists at most {limit} findings of one rule in one file. They count "
+        "in the summary and the exit code as the listed ones do; fix those listed and run the check again"
+    )
+    waived = all(f.waived for f in rest)
+    return Finding(
+        pipeline=first.pipeline,
+        rule=rule,
+        severity=severity,
+        title=first.title,
+        message=message,
+        file=first.file,
+        line=min(lines) if lines else first.line,
+        path="",
+        source=first.source,
+        remediation=first.remediation,
+        evidence={},
+        fingerprint=fingerprint(first.pipeline, rule, "", {"more_in": first.file}),
+        waived=waived,
+        waiver=first.waiver if waived else None,
+        baselined=not waived and all(f.waived or f.baselined for f in rest),
+        more=more,
+    )

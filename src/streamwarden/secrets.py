@@ -102,9 +102,13 @@ _WORD = re.compile(r"[A-Z]+(?![a-z])|[A-Z]?[a-z]+|[0-9]+")
 # A word each credential shape above needs: text whose case-folded form has none of them has no
 # shape, and most text a run scrubs (a finding's message, a contract value) has none. Searched in
 # ``str.casefold()`` (a superset of the shapes' case-insensitive matching, and 2 us where ``(?i)``
-# takes 14 us on a finding's message).
+# takes 14 us on a finding's message). "key" counts only as the secret names have it (api_key,
+# access.key, privatekey, account-key, AccessKey): a bare "key" is in every message about a
+# configuration key, and scrubbing each of those for nothing made large files slow.
 _SHAPE_HINT = re.compile(
-    r"authorization|bearer|basic|token|secret|passw|pwd|passphrase|credential|key|sig|sas|jaas|connection|auth|header|@"
+    r"authorization|bearer|basic|token|secret|passw|pwd|passphrase|credential"
+    r"|(?:api|access|private|account|service|shared|secret)[^a-z0-9]{0,3}key"
+    r"|sig|sas|jaas|connection|auth|header|@"
 )
 _PLAIN_WORD = re.compile(r"[a-z]{1,12}")
 _TOKEN_SEGMENT = re.compile(r"[A-Za-z0-9._~+=-]{16,}")

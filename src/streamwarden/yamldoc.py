@@ -46,6 +46,12 @@ def parent_paths(path: str) -> list[str]:
     return out
 
 
+class YamlSet(tuple):  # type: ignore[type-arg]
+    """A ``!!set`` of the YAML 1.2 core schema (snakeyaml-engine builds a Java ``Set``): its members."""
+
+    __slots__ = ()
+
+
 @dataclass
 class YamlDocument:
     data: Any
@@ -53,6 +59,14 @@ class YamlDocument:
     marks: dict[str, int] = field(default_factory=dict)
     index: int = 0  # the document's position in a multi-document file
     start_line: int = 1
+    # field path -> the text of a scalar that is not a string (a number, boolean, null...) as the
+    # file writes it: ``010``, ``0x10``, ``on`` (readers that read the text, not the YAML value)
+    written: dict[str, str] = field(default_factory=dict)
+    # YAML 1.2 core schema only (``schema="core"``): what snakeyaml-engine, as Flink 2.x's loader
+    # configures it, refuses in this document, as (line, reason); and where a plain ``<<`` key
+    # stands, which a YAML 1.1 reader would merge and a YAML 1.2 one reads as a key: (path, line)
+    refusals: list[tuple[int, str]] = field(default_factory=list)
+    merge_keys: list[tuple[str, int]] = field(default_factory=list)
 
     def line_of(self, path: str) -> int:
         """The line of ``path``, or of its nearest parent that exists (a missing field)."""

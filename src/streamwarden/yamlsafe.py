@@ -26,6 +26,7 @@ from streamwarden.yamldoc import MAX_BYTES as MAX_BYTES
 from streamwarden.yamldoc import MAX_DEPTH as MAX_DEPTH
 from streamwarden.yamldoc import MAX_NODES as MAX_NODES
 from streamwarden.yamldoc import YamlDocument as YamlDocument
+from streamwarden.yamldoc import YamlSet as YamlSet
 from streamwarden.yamldoc import join_index as join_index
 from streamwarden.yamldoc import join_key as join_key
 from streamwarden.yamldoc import parent_paths as parent_paths
@@ -130,12 +131,16 @@ def decode_utf8(raw: bytes, shown: str) -> str:
     return text.lstrip("\ufeff")
 
 
-def parse_documents(text: str, file: str, *, keep_bad_dates: bool = False) -> list[YamlDocument]:
+def parse_documents(
+    text: str, file: str, *, keep_bad_dates: bool = False, schema: str = "yaml-1.1"
+) -> list[YamlDocument]:
     """Parse every document of a YAML stream with the limits applied. An impossible calendar date
-    is an error, or with ``keep_bad_dates`` the text as written (for a schema to judge)."""
+    is an error, or with ``keep_bad_dates`` the text as written (for a schema to judge).
+    ``schema``: ``yaml-1.1`` (PyYAML's, merge keys applied) or ``core`` (YAML 1.2's core schema as
+    Flink 2.x's loader reads a config.yaml: see :mod:`streamwarden.yamlparse`)."""
     from streamwarden.yamlparse import parse_stream
 
-    return parse_stream(text, file, keep_bad_dates=keep_bad_dates)
+    return parse_stream(text, file, keep_bad_dates=keep_bad_dates, schema=schema)
 
 
 def load_documents(

@@ -285,6 +285,7 @@ def _run_check(config: Config, options: RunOptions, *, opa_url: str | None, verb
 def _make_report(
     result: RunResult, config: Config, threshold: str, baseline: str | None, targets: list[ReportTarget]
 ) -> Report:
+    from streamwarden.findings import cap
     from streamwarden.git import repo_prefix
     from streamwarden.report import Report
 
@@ -297,7 +298,9 @@ def _make_report(
 
         diff = review(result)
     return Report(
-        findings=result.findings,
+        # at most findings.MAX_PER_RULE_FILE of one rule in one file, then one finding counting the
+        # rest (after the baseline: each finding keeps its own fingerprint); the exit code is the same
+        findings=cap(result.findings),
         pipelines=result.names,
         pipeline_files={p.name: p.file for p in result.pipelines},
         errors=result.errors,

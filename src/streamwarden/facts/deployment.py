@@ -62,7 +62,15 @@ from streamwarden.contracts.load import relative_posix, resolved
 from streamwarden.errors import StreamwardenError
 from streamwarden.escape import shown_name
 from streamwarden.facts.source import GatherContext, available, not_configured, unavailable
-from streamwarden.flink.config import KeyStatus, ValueType, explicit_defaults, lookup, matches_known
+from streamwarden.flink.config import (
+    KeyInfo,
+    KeyStatus,
+    ValueType,
+    explicit_defaults,
+    lookup,
+    matches_known,
+    suggestion,
+)
 from streamwarden.flink.deployment_files import (
     KIND_CONF,
     KIND_SESSION_JOB,
@@ -84,6 +92,9 @@ from streamwarden.flink.values import FlinkValueError
 from streamwarden.yamlsafe import decode_utf8, read_text
 
 _YAML_SUFFIXES = (".yaml", ".yml")
+# a did-you-mean compares a key with every known key (about 2 ms): the first unknown keys of a file
+# get one, which are more than a report shows of one rule in one file (findings.MAX_PER_RULE_FILE)
+MAX_SUGGESTED = 100
 # the errors Path.exists() and Path.is_file() answer False for (pathlib._IGNORED_ERRNOS)
 _ABSENT = (errno.ENOENT, errno.ENOTDIR, errno.EBADF, errno.ELOOP)
 
@@ -101,7 +112,7 @@ def _stat(path: Path) -> os.stat_result | OSError | None:
         return None
 
 
-@dataclass
+@dataclass(slots=True)
 class _Setting:
     """An assignment placed in the run: which file, in which order."""
 
@@ -112,18 +123,25 @@ class _Setting:
     value: Any = None
     error: str | None = None
 
-    def parse(self) -> None:
+    def parse(self, info: KeyInfo | None = None) -> None:
         """Normalize the value once; the result is kept on the (cached) assignment. A placeholder
-        (``${VAR}``, ``{{ .Values.x }}``) is decided at deploy time: no value, no error."""
+        (``${VAR}``, ``{{ .Values.x }}``) is decided at deploy time: no value, no error. ``info``:
+        the key's :func:`lookup`, when the caller has it."""
         if self.a.parsed is None and self.a.key is not None and placeholder(self.a.raw):
             self.a.placeholder = placeholder(self.a.raw)
             self.a.parsed = (None, None)
         if self.a.parsed is None:
-            option = lookup(self.a.key or "").option
+            option = (info or lookup(self.a.key or "")).option
+            read = self.a.raw if self.a.read_as is None else self.a.read_as  # what Flink gets
             try:
-                self.a.parsed = (self.a.raw if option is None else option.parse(self.a.raw), None)
+                self.a.parsed = (read if option is None else option.parse(read), None)
             except FlinkValueError as exc:
                 error = str(exc)
+                if self.a.read_as is not None:
+                    error += (
+                        f" (the file writes {self.a.raw}, which {self.a.read_by or 'Flink reads as'}: "
+                        f"{self.a.read_as}; quote the value to keep it as text)"
+                    )
                 if self.kind == KIND_CONF and isinstance(self.a.raw, str) and self.a.raw[:1] in ("'", '"'):
                     error += (
                         "; Flink 1.x reads flink-conf.yaml line by line and keeps the quotes as part of the value: "
@@ -576,9 +594,11 @@ class _Builder:
 
 
 def _unknown_keys(settings: list[_Setting], known_keys: tuple[str, ...]) -> list[Any]:
-    """Each line that sets a key Flink does not know (RESETs included), with a did-you-mean."""
+    """Each line that sets a key Flink does not know (RESETs included), with a did-you-mean for the
+    first ``MAX_SUGGESTED`` of each file (a did-you-mean compares the key with every known one)."""
     unknown: list[dict[str, Any]] = []
     seen_unknown: set[tuple[str, str, int]] = set()
+    suggested: dict[str, int] = {}  # file -> unknown keys given a did-you-mean
     for s in settings:
         if s.a.key is None:
             continue
@@ -590,8 +610,11 @@ def _unknown_keys(settings: list[_Setting], known_keys: tuple[str, ...]) -> list
         ):
             seen_unknown.add((s.a.key, s.file, s.a.line))
             item: dict[str, Any] = {"key": s.a.key, "file": s.file, "line": s.a.line}
-            if info.suggestion:
-                item["suggestion"] = info.suggestion
+            if suggested.get(s.file, 0) < MAX_SUGGESTED:
+                suggested[s.file] = suggested.get(s.file, 0) + 1
+                guess = suggestion(s.a.key)
+                if guess:
+                    item["suggestion"] = guess
             unknown.append(item)
     return unknown
 
@@ -617,15 +640,16 @@ def _effective(settings: list[_Setting], problems: list[dict[str, Any]]) -> tupl
     config: dict[str, Any] = {}
     conflicts: list[dict[str, Any]] = []
     groups: dict[str, list[str]] = {}
+    infos: dict[str, KeyInfo] = {}  # each key classified once (lookup's cache holds 4,096)
     for key in winners:
-        info = lookup(key)
+        info = infos.get(key) or infos.setdefault(key, lookup(key))
         groups.setdefault(info.canonical, []).append(key)
     for canonical, keys in groups.items():
-        info = lookup(canonical)
+        info = infos.get(canonical) or lookup(canonical)
         order = [info.option.key, *info.option.aliases] if info.option else keys
         present = [k for k in order if k in winners]
         chosen = winners[present[0]]
-        chosen.parse()
+        chosen.parse(infos.get(present[0]))
         entry = chosen.provenance()
         if overridden[present[0]]:
             entry["overridden"] = [

@@ -326,7 +326,6 @@ class KeyInfo:
     canonical: str  # the 2.x key for TYPED/ALIAS, the key as written otherwise
     status: KeyStatus
     option: FlinkOption | None = None
-    suggestion: str | None = None
 
 
 KEYS_DIR = Path(__file__).parent / "keys"
@@ -340,7 +339,14 @@ class KnownKeys:
     patterns: tuple[re.Pattern[str], ...]
 
     def knows(self, key: str) -> bool:
-        return key in self.exact or any(p.fullmatch(key) for p in self.patterns)
+        return key in self.exact or (self.any_pattern is not None and self.any_pattern.fullmatch(key) is not None)
+
+    @functools.cached_property
+    def any_pattern(self) -> re.Pattern[str] | None:
+        """The patterns as one alternation: one match per key (a file may set 100,000 keys)."""
+        if not self.patterns:
+            return None
+        return re.compile("|".join(f"(?:{p.pattern})" for p in self.patterns))
 
 
 def _pattern(entry: str) -> re.Pattern[str]:
@@ -395,7 +401,8 @@ def matches_known(key: str, known: tuple[str, ...]) -> bool:
 
 @functools.lru_cache(maxsize=4096)
 def lookup(key: str) -> KeyInfo:
-    """Classify a key as written in a deployment file."""
+    """Classify a key as written in a deployment file. An unknown key's did-you-mean is
+    :func:`suggestion`'s (it compares the key with every known one: asked for where it is shown)."""
     if key in BY_KEY:
         return KeyInfo(key, key, KeyStatus.TYPED, BY_KEY[key])
     if key in ALIAS_OF:
@@ -403,7 +410,12 @@ def lookup(key: str) -> KeyInfo:
         return KeyInfo(key, option.key, KeyStatus.ALIAS, option)
     if known_keys().knows(key):
         return KeyInfo(key, key, KeyStatus.OPEN)
-    return KeyInfo(key, key, KeyStatus.UNKNOWN, suggestion=suggest(key))
+    return KeyInfo(key, key, KeyStatus.UNKNOWN)
+
+
+def suggestion(key: str) -> str | None:
+    """The did-you-mean of an unknown key (:func:`suggest`)."""
+    return suggest(key)
 
 
 @functools.lru_cache(maxsize=1024)

@@ -8,13 +8,21 @@ Flink resource) and ``sql`` (``SET 'key' = 'value';`` lines). A YAML file is a m
 document has ``apiVersion`` and ``kind``; otherwise it is a Flink configuration file, and
 ``flink-conf.yaml`` / ``flink-conf.yml`` by name is the legacy kind.
 
-Values are kept *as written* (``raw``): for a YAML scalar that PyYAML would turn into a number
-or a boolean, the text on the line is used, because Flink reads the text (``yes`` is no Flink
-boolean; ``010`` is ten milliseconds, not octal).
+Each file is read as the program that consumes it reads it. A ``config.yaml`` is read as Flink 2.x's
+loader reads it (``YamlParserUtils`` and ``GlobalConfiguration``: YAML 1.2's core schema through
+snakeyaml-engine, nested keys flattened with dots): no YAML merge keys (``<<`` is a key of its
+own), ``0x10`` is the number 16, ``yes`` is text, and a file that loader refuses (a key with no
+value, an unknown tag, a key that is not a string...) is an error that says so. A Kubernetes
+manifest is read as kubectl reads it (YAML 1.1, merge keys applied, ``on`` a boolean).
+
+Values are kept *as written* (``raw``: for a number or a boolean, the text in the file) and, where
+the reader makes something else of them, with the text Flink gets (``Assignment.read_as``):
+``0x10`` in a ``config.yaml`` is read as 16 ms, ``1e3`` as the number 1000.0 (no duration).
 """
 
 from __future__ import annotations
 
+import math
 import re
 from dataclasses import dataclass, field
 from typing import Any
@@ -24,7 +32,7 @@ from streamwarden.flink.config import is_map_key
 from streamwarden.flink.sql import SqlJob, parse_sql
 from streamwarden.flink.values import FlinkValueError, parse_bool, parse_enum, parse_int, parse_memory_bytes
 from streamwarden.secrets import scrub
-from streamwarden.yamlsafe import YamlDocument, join_key, parse_documents
+from streamwarden.yamlsafe import YamlDocument, YamlSet, join_key, parse_documents
 
 KIND_CONFIG = "flink-config"
 KIND_CONF = "flink-conf"
@@ -54,7 +62,7 @@ NON_CONFIG_KINDS = {
 }
 
 
-@dataclass
+@dataclass(slots=True)
 class Assignment:
     """One key set on one line. ``key`` is the Flink key it sets; ``written`` how the file names it."""
 
@@ -68,13 +76,15 @@ class Assignment:
     placeholder: str | None = None  # the template placeholder in the value: decided at deploy time
     order: int | None = None  # SQL: the statement's position in its script (jobs see the SETs before them)
     default: bool = False  # a field the file leaves unset: the value is the Kubernetes operator's default
+    read_as: str | None = None  # the text Flink gets, when the file's YAML makes it differ from raw
+    read_by: str = ""  # who makes read_as of raw, for messages ("Flink reads as YAML 1.2 does")
 
     def __post_init__(self) -> None:
         if not self.written and self.key is not None:
             self.written = self.key
 
 
-@dataclass
+@dataclass(slots=True)
 class Problem:
     line: int | None
     message: str
@@ -110,8 +120,6 @@ class ParsedFile:
     jobs: list[SqlJob] = field(default_factory=list)  # SQL: the statements that submit a job, in order
 
 
-_PLAIN_TOKEN = r"""['"]?\s*:\s+([^\s#,\]}]+)"""
-
 # A placeholder a template engine or a shell fills in at deploy time: {{ .Values.x }} (Helm, Go
 # templates), ${VAR} and $VAR (envsubst, shells, the SQL client's variables).
 _PLACEHOLDER = re.compile(r"\{\{.*?\}\}|\$\{[^}]*\}|\$[A-Za-z_][A-Za-z0-9_]*")
@@ -139,59 +147,173 @@ def mapping(value: Any) -> dict[str, Any]:
     return value if isinstance(value, dict) else {}
 
 
-def raw_text(value: Any, line_text: str, key: str) -> Any:
-    """The value as Flink reads it: strings as they are, other scalars as written on the line.
-    The key must start a key on the line (``timeout`` is not the end of ``aligned-checkpoint-
-    timeout``) and be there once: a flow mapping (``{local-backup: {enabled: false}, unaligned:
-    {enabled: true}}``) may name it twice, and then the parsed value is written as YAML would."""
+def as_written(doc: YamlDocument, path: str, value: Any) -> Any:
+    """A value as the file writes it: a number, boolean or null as its text in the file (``010``,
+    ``on``), strings, mappings and lists as themselves."""
     if value is None or isinstance(value, (str, dict, list)):
         return value
-    matches = re.findall(r"(?:^|(?<=[\s{,'\"]))" + re.escape(key) + _PLAIN_TOKEN, line_text)
-    if len(matches) == 1:
-        return matches[0]
-    if isinstance(value, bool):
-        return "true" if value else "false"
-    return str(value)
+    text = doc.written.get(path)
+    return text if text is not None else str(value)
 
 
-def cr_bool(value: Any) -> Any:
-    """A value of a Kubernetes resource as the operator gets it: kubectl reads the manifest as
-    YAML 1.1, so a plain ``on``/``yes``/``off``/``no`` is a boolean by the time it reaches the API
-    (``true``/``false`` in the JSON; the operator's CRD since 1.13 keeps the type, and turns it into
-    that text for Flink). Other values as :func:`raw_text` gives them."""
+def operator_text(value: Any) -> Any:
+    """What the Flink Kubernetes operator hands Flink for a value of a resource, as kubectl read it
+    (YAML 1.1: ``010`` is 8, ``on`` and ``y`` are true, ``1e3`` is 1000): the JSON value the API
+    server stores, as Jackson's ``asText`` writes it (``ConfigObjectNode.asFlatMap``). A number
+    Go writes without a fraction is an integer to Jackson (``1000``), another one a double
+    (``1.5``, ``1.0E21``); a list is its items joined with ``;``. A null is left as it is."""
     if isinstance(value, bool):
         return "true" if value else "false"
+    if isinstance(value, int):
+        return str(value)
+    if isinstance(value, float):
+        return str(int(value)) if value.is_integer() and abs(value) < 1e21 else java_double(value)
+    if isinstance(value, list):
+        return ";".join("" if isinstance(v, (dict, list)) else str(operator_text(v)) for v in value)
     return value
 
 
-class _Flattener:
-    def __init__(self, doc: YamlDocument, lines: list[str], rank: int, out: list[Assignment], problems: list[Problem]):
-        self.doc, self.lines, self.rank, self.out, self.problems = doc, lines, rank, out, problems
-        self.seen: dict[str, int] = {}
+_BY_FLINK = "Flink reads as YAML 1.2 does"
+_BY_KUBECTL = "kubectl reads as YAML 1.1 does and the operator hands to Flink"
 
-    def walk(self, data: dict[str, Any], prefix: str, mark_path: str) -> None:
-        for k, v in data.items():
+
+FLINK_CODE_POINTS = 3 * 1024 * 1024  # snakeyaml-engine's codePointLimit, which Flink does not change
+
+
+def java_double(value: float) -> str:
+    """``Double.toString``: ``1000.0``, ``0.5``, ``1.23456789E7``, ``1.0E-4`` (the text Flink's
+    Configuration gives a YAML float), from the shortest digits that read back as the value."""
+    if value != value:
+        return "NaN"
+    if value in (float("inf"), float("-inf")):
+        return "Infinity" if value > 0 else "-Infinity"
+    sign = "-" if math.copysign(1.0, value) < 0 else ""
+    if value == 0:
+        return sign + "0.0"
+    digits, exponent = _shortest_digits(abs(value))
+    if -3 <= exponent < 7:  # 10^-3 <= |value| < 10^7: plain decimal
+        if exponent >= 0:
+            whole = digits[: exponent + 1].ljust(exponent + 1, "0")
+            fraction = digits[exponent + 1 :] or "0"
+        else:
+            whole, fraction = "0", "0" * (-exponent - 1) + digits
+        return f"{sign}{whole}.{fraction}"
+    return f"{sign}{digits[0]}.{digits[1:] or '0'}E{exponent}"
+
+
+def _shortest_digits(value: float) -> tuple[str, int]:
+    """The significant digits of ``repr(value)`` and the power of ten of the first one."""
+    mantissa, _, exp = repr(value).partition("e")
+    whole, _, fraction = mantissa.partition(".")
+    all_digits = (whole + fraction).lstrip("0")
+    lead = len(whole.lstrip("0")) - 1 if whole.strip("0") else -(len(fraction) - len(fraction.lstrip("0")) + 1)
+    return all_digits.rstrip("0") or "0", lead + (int(exp) if exp else 0)
+
+
+def flink_text(value: Any) -> Any:
+    """The text Flink's ``Configuration`` holds for a value of its YAML 1.2 reading (snakeyaml-
+    engine's Java object, as Flink turns it into a string): ``16`` for ``0x10``, ``true`` for
+    ``TRUE``, ``1000.0`` for ``1e3``, ``.inf``; ``!!binary`` and ``!!set`` values as YAML writes
+    them. Strings, lists and mappings are themselves."""
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, int):
+        return str(value)
+    if isinstance(value, float):
+        if value != value:
+            return ".nan"
+        if value in (float("inf"), float("-inf")):
+            return ".inf" if value > 0 else "-.inf"
+        return java_double(value)
+    if isinstance(value, bytes):
+        import base64
+
+        return "!!binary |-\n  " + base64.b64encode(value).decode("ascii")
+    if isinstance(value, YamlSet):
+        return "!!set {" + ", ".join(f"{flink_text(m)}: null" for m in value) + "}"
+    return value
+
+
+_KIND_OF = {bool: "the boolean", int: "the integer", float: "the number", bytes: "binary data"}
+
+
+class _Flattener:
+    """A mapping of Flink keys flattened with dots (``execution: {checkpointing: {interval: 1s}}``
+    is ``execution.checkpointing.interval``), as Flink 2.x's GlobalConfiguration and the
+    Kubernetes operator both flatten them. An empty mapping sets nothing."""
+
+    def __init__(self, doc: YamlDocument, rank: int, out: list[Assignment], problems: list[Problem]):
+        self.doc, self.rank, self.out, self.problems = doc, rank, out, problems
+        self.seen: dict[str, int] = {}
+        self.merge_paths = {path for path, _ in doc.merge_keys}
+        self.unmerged: dict[str, list[str]] = {}  # a `<<` key's path -> the keys Flink sets below it
+
+    def walk(self, data: dict[str, Any], prefix: str, mark_path: str, under_merge: str | None = None) -> None:
+        marks, doc, flink = self.doc.marks, self.doc, self.rank == RANK_CONFIG
+        # Flink flattens config.yaml in the file's order; the operator flattens the JSON the API
+        # server stores, whose keys are sorted: a key set twice (nested and flat) is the later there
+        for k, v in data.items() if flink else sorted(data.items()):
             key = f"{prefix}.{k}" if prefix else str(k)
             path = join_key(mark_path, str(k))
-            line = self.doc.marks.get(path, self.doc.start_line)
-            if isinstance(v, dict) and v and not is_map_key(key):
-                self.walk(v, key, path)
+            line = marks.get(path, doc.start_line)
+            merge = path if path in self.merge_paths else under_merge
+            if isinstance(v, dict) and not is_map_key(key):
+                self.walk(v, key, path, merge)
                 continue
+            if (isinstance(v, dict) or (not flink and isinstance(v, list))) and not v:
+                continue  # an empty mapping (or, in a resource, list) sets nothing
+            if merge is not None:
+                self.unmerged.setdefault(merge, []).append(key)
             if key in self.seen:
+                first, second = sorted((self.seen[key], line))
+                keeps = (
+                    "Flink keeps the later one"
+                    if flink
+                    else (f"the operator keeps line {line}'s (it reads the keys in alphabetical order)")
+                )
                 self.problems.append(
                     Problem(
                         line,
-                        f"{key} is set twice in this file (line {self.seen[key]} and line {line}); "
-                        "Flink keeps the later one",
+                        f"{key} is set twice in this file (line {first} and line {second}); {keeps}",
                         "duplicate-key",
                         "warning",
                         key,
                     )
                 )
             self.seen[key] = line
-            text = self.lines[line - 1] if 0 < line <= len(self.lines) else ""
-            raw = cr_bool(v) if self.rank == RANK_CR and isinstance(v, bool) else raw_text(v, text, str(k))
-            self.out.append(Assignment(key, raw, line, self.rank))
+            if not flink:
+                raw, text = as_written(doc, path, v), operator_text(v)
+                a = Assignment(key, raw, line, self.rank)
+                if text is not v and text != raw:
+                    a.read_as, a.read_by = text, _BY_KUBECTL
+                self.out.append(a)
+                continue
+            text = flink_text(v)
+            written = doc.written.get(path)
+            raw = written if written is not None and v is not None and not isinstance(v, (bytes, YamlSet)) else text
+            a = Assignment(key, raw, line, self.rank)
+            if text is not v and text != raw:
+                a.read_as, a.read_by = text, _BY_FLINK
+            self.out.append(a)
+
+    def merge_problems(self) -> None:
+        """A plain ``<<`` key in a config.yaml: YAML 1.1 readers merge it, Flink 2.x does not."""
+        for path, line in self.doc.merge_keys:
+            keys = self.unmerged.get(path, [])
+            meant = [k.replace(".<<.", ".").removeprefix("<<.") for k in keys]
+            shown = ", ".join(f"{k} (not {m})" for k, m in zip(keys[:3], meant[:3], strict=True))
+            more = f" and {len(keys) - 3} more" if len(keys) > 3 else ""
+            self.problems.append(
+                Problem(
+                    line,
+                    "'<<' is a YAML merge key, which Flink 2.x does not apply: it reads config.yaml as YAML 1.2, "
+                    f"where '<<' is a key like any other, so it sets {shown or 'nothing'}{more}; the keys meant "
+                    "stay unset (Flink's defaults apply). Write the keys out instead of merging an anchor",
+                    "merge-key",
+                    "error",
+                    meant[0] if len(meant) == 1 else None,
+                )
+            )
 
 
 def read_sql(text: str) -> ParsedFile:
@@ -306,9 +428,19 @@ def is_legacy_name(display: str) -> bool:
 
 def read_yaml(text: str, display: str) -> ParsedFile:
     """A Flink config file or a Kubernetes manifest; raises InputError when it is not valid YAML
-    (naming a Helm template as one, with the remedy)."""
+    (naming a Helm template as one, with the remedy). The file is composed once as YAML 1.2 (as
+    Flink reads a config.yaml); a file with a document that has ``apiVersion`` and ``kind`` is a
+    manifest, read again as kubectl reads it (YAML 1.1 as go-yaml has it: see yamlparse)."""
+    from streamwarden import yamlparse
+
     try:
-        parsed_docs = parse_documents(text, display)
+        nodes = yamlparse.compose_documents(text, display, "core")
+        manifest = any(_is_k8s_node(n) for n in nodes)
+        docs = (
+            parse_documents(text, display, schema="kubectl")
+            if manifest
+            else yamlparse.build_documents(nodes, display, "core")
+        )
     except InputError as exc:
         line = helm_template_line(text)
         if line is None:
@@ -320,11 +452,14 @@ def read_yaml(text: str, display: str) -> ParsedFile:
             file=display,
             line=line,
         ) from None
-    docs = [d for d in parsed_docs if d.data is not None]
-    lines = text.splitlines()
-    if any(_is_k8s(d.data) for d in docs):
-        return _read_manifest(docs, lines)
+    docs = [d for d in docs if d.data is not None]
+    if manifest:
+        return _read_manifest(docs)
     parsed = ParsedFile(KIND_CONFIG)
+    if len(text) > FLINK_CODE_POINTS:
+        parsed.problems.append(
+            _refused(1, f"it is longer than snakeyaml-engine's limit of {FLINK_CODE_POINTS:,} characters")
+        )
     if not docs:
         parsed.problems.append(Problem(1, "the file is empty: it sets no Flink key", "no-flink-settings"))
         return parsed
@@ -339,20 +474,41 @@ def read_yaml(text: str, display: str) -> ParsedFile:
             )
         )
     doc = docs[0]
+    parsed.problems.extend(_refused(line, reason) for line, reason in doc.refusals)
     if not isinstance(doc.data, dict):
         parsed.problems.append(
-            Problem(doc.start_line, "the file is not a mapping of Flink keys to values", "no-flink-settings", "error")
+            _refused(doc.start_line, "it is not a mapping of Flink keys to values (it sets no Flink key)")
         )
         return parsed
-    _Flattener(doc, lines, RANK_CONFIG, parsed.assignments, parsed.problems).walk(doc.data, "", "")
+    flattener = _Flattener(doc, RANK_CONFIG, parsed.assignments, parsed.problems)
+    flattener.walk(doc.data, "", "")
+    flattener.merge_problems()
     return parsed
+
+
+def _refused(line: int, reason: str) -> Problem:
+    return Problem(
+        line,
+        f"Flink 2.x refuses this config.yaml: {reason}. Its loader (GlobalConfiguration) stops with "
+        "'Error parsing YAML configuration', so no Flink process that reads the file starts",
+        "flink-refuses-file",
+        "error",
+    )
+
+
+def _is_k8s_node(node: Any) -> bool:
+    """A composed document with the keys ``apiVersion`` and ``kind``: a Kubernetes manifest."""
+    if node.tag != "tag:yaml.org,2002:map":
+        return False
+    keys = {k.value for k, _ in node.value if isinstance(k.value, str)}
+    return "apiVersion" in keys and "kind" in keys
 
 
 def _is_k8s(data: Any) -> bool:
     return isinstance(data, dict) and "apiVersion" in data and "kind" in data
 
 
-def _read_manifest(docs: list[YamlDocument], lines: list[str]) -> ParsedFile:
+def _read_manifest(docs: list[YamlDocument]) -> ParsedFile:
     parsed = ParsedFile(KIND_MANIFEST)
     others: list[str] = []
     for doc in docs:
@@ -361,7 +517,7 @@ def _read_manifest(docs: list[YamlDocument], lines: list[str]) -> ParsedFile:
             continue
         api, kind = str(data.get("apiVersion")), str(data.get("kind"))
         if api.startswith("flink.apache.org/") and kind in CR_KINDS:
-            parsed.resources.append(_read_resource(doc, lines))
+            parsed.resources.append(_read_resource(doc))
         elif api.startswith("flink.apache.org/"):
             name = mapping(data.get("metadata")).get("name")
             why = NON_CONFIG_KINDS.get(
@@ -392,7 +548,7 @@ def _read_manifest(docs: list[YamlDocument], lines: list[str]) -> ParsedFile:
     return parsed
 
 
-def _read_resource(doc: YamlDocument, lines: list[str]) -> Resource:
+def _read_resource(doc: YamlDocument) -> Resource:
     data = doc.data
     meta = mapping(data.get("metadata"))
     base = SPEC_PATHS.get(str(data["kind"]), "spec")
@@ -411,7 +567,7 @@ def _read_resource(doc: YamlDocument, lines: list[str]) -> Resource:
     )
     conf = spec.get("flinkConfiguration")
     if isinstance(conf, dict):
-        _Flattener(doc, lines, RANK_CR, res.assignments, res.problems).walk(conf, "", f"{base}.flinkConfiguration")
+        _Flattener(doc, RANK_CR, res.assignments, res.problems).walk(conf, "", f"{base}.flinkConfiguration")
     elif conf is not None:
         res.problems.append(
             Problem(anchor, f"{base}.flinkConfiguration is not a mapping of keys to values", "invalid-value", "error")
@@ -419,15 +575,21 @@ def _read_resource(doc: YamlDocument, lines: list[str]) -> Resource:
     for a in res.assignments:
         if a.key == "pipeline.name" and isinstance(a.raw, str):
             res.pipeline_name = a.raw
-    _read_spec_fields(doc, spec, lines, res, base)
+    _read_spec_fields(doc, spec, res, base)
     return res
 
 
-def _field(doc: YamlDocument, lines: list[str], path: str, value: Any) -> tuple[Any, int]:
-    line = doc.marks.get(path, doc.start_line)
-    text = lines[line - 1] if 0 < line <= len(lines) else ""
-    raw = cr_bool(value) if isinstance(value, bool) else raw_text(value, text, path.rsplit(".", 1)[-1])
-    return raw, line
+def _field(doc: YamlDocument, path: str, value: Any) -> tuple[Any, int, Any]:
+    """A field of the resource: as written, its line, and what the operator reads."""
+    raw, read = as_written(doc, path, value), operator_text(value)
+    return raw, doc.marks.get(path, doc.start_line), read if read is not value else raw
+
+
+def _spec_assignment(key: str, raw: Any, line: int, read: Any, **kwargs: Any) -> Assignment:
+    a = Assignment(key, raw, line, RANK_CR_FIELD, **kwargs)
+    if read != raw:
+        a.read_as, a.read_by = read, _BY_KUBECTL
+    return a
 
 
 def _parse_spec(parser: Any, raw: Any) -> tuple[Any, str | None]:
@@ -456,27 +618,27 @@ _JOB_FIELDS: dict[str, tuple[str, Any, str | None]] = {
 }
 
 
-def _read_spec_fields(doc: YamlDocument, spec: dict[str, Any], lines: list[str], res: Resource, base: str) -> None:
+def _read_spec_fields(doc: YamlDocument, spec: dict[str, Any], res: Resource, base: str) -> None:
     job = mapping(spec.get("job"))
     for name, (fact, parser, target) in _JOB_FIELDS.items():
         if job.get(name) is None:
             continue
         written = f"{base}.job.{name}"
-        raw, line = _field(doc, lines, written, job[name])
+        raw, line, read = _field(doc, written, job[name])
         if _placeholder_problem(res, written, raw, line):
             continue
-        value, error = _parse_spec(parser, raw)
-        res.job[fact] = Assignment(target or written, raw, line, RANK_CR_FIELD, written=written, parsed=(value, error))
+        value, error = _parse_spec(parser, read)
+        res.job[fact] = _spec_assignment(target or written, raw, line, read, written=written, parsed=(value, error))
         if error:
             res.problems.append(Problem(line, f"{written}: {error}", "invalid-value", "error", written, raw))
         elif target:
             res.assignments.append(res.job[fact])
     if job:
-        _replicas_parallelism(doc, spec, lines, res, base)
+        _replicas_parallelism(doc, spec, res, base)
         _operator_job_defaults(doc, job, res, base)
     if spec.get("flinkVersion") is not None:
-        raw, line = _field(doc, lines, f"{base}.flinkVersion", spec["flinkVersion"])
-        res.job["flink_version"] = Assignment(f"{base}.flinkVersion", raw, line, RANK_CR_FIELD, parsed=(str(raw), None))
+        raw, line, read = _field(doc, f"{base}.flinkVersion", spec["flinkVersion"])
+        res.job["flink_version"] = _spec_assignment(f"{base}.flinkVersion", raw, line, read, parsed=(str(read), None))
     for section, target in (
         ("jobManager", "jobmanager.memory.process.size"),
         ("taskManager", "taskmanager.memory.process.size"),
@@ -485,14 +647,14 @@ def _read_spec_fields(doc: YamlDocument, spec: dict[str, Any], lines: list[str],
         path, memory = _memory_field(block, f"{base}.{section}")
         if path is None:
             continue
-        raw, line = _field(doc, lines, path, memory)
+        raw, line, read = _field(doc, path, memory)
         if _placeholder_problem(res, path, raw, line):
             continue
-        value, error = _parse_spec(lambda r: parse_memory_bytes(r, kubernetes=True), raw)
+        value, error = _parse_spec(lambda r: parse_memory_bytes(r, kubernetes=True), read)
         if error:
             res.problems.append(Problem(line, f"{path}: {error}", "invalid-value", "error", path, raw))
             continue
-        res.assignments.append(Assignment(target, raw, line, RANK_CR_FIELD, written=path, parsed=(value, None)))
+        res.assignments.append(_spec_assignment(target, raw, line, read, written=path, parsed=(value, None)))
 
 
 # The Flink Kubernetes operator's defaults for a job (FlinkConfigBuilder.applyJobConfig, for a
@@ -504,7 +666,7 @@ OPERATOR_RETENTION = "RETAIN_ON_CANCELLATION"  # always
 OPERATOR_UPGRADE_MODE = "stateless"
 
 
-def _replicas_parallelism(doc: YamlDocument, spec: dict[str, Any], lines: list[str], res: Resource, base: str) -> None:
+def _replicas_parallelism(doc: YamlDocument, spec: dict[str, Any], res: Resource, base: str) -> None:
     """``spec.taskManager.replicas`` decides the job's parallelism: the operator sets
     ``parallelism.default`` to replicas x ``taskmanager.numberOfTaskSlots`` and ignores
     ``spec.job.parallelism`` (FlinkConfigBuilder.getParallelism). The slots are the resource's
@@ -513,15 +675,20 @@ def _replicas_parallelism(doc: YamlDocument, spec: dict[str, Any], lines: list[s
     if replicas is None:
         return
     written = f"{base}.taskManager.replicas"
-    raw, line = _field(doc, lines, written, replicas)
+    raw, line, read = _field(doc, written, replicas)
     if _placeholder_problem(res, written, raw, line):
         return
-    count, error = _parse_spec(lambda r: parse_int(r, minimum=1), raw)
+    count, error = _parse_spec(lambda r: parse_int(r, minimum=1), read)
     if error:
         res.problems.append(Problem(line, f"{written}: {error}", "invalid-value", "error", written, raw))
         return
     slots_raw = next(
-        (a.raw for a in reversed(res.assignments) if a.key == "taskmanager.numberOfTaskSlots" and a.rank == RANK_CR), 1
+        (
+            a.raw if a.read_as is None else a.read_as
+            for a in reversed(res.assignments)
+            if a.key == "taskmanager.numberOfTaskSlots" and a.rank == RANK_CR
+        ),
+        1,
     )
     slots, slots_error = _parse_spec(lambda r: parse_int(r, minimum=1), slots_raw)
     if slots_error or placeholder(slots_raw):

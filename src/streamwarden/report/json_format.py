@@ -90,6 +90,8 @@ def _findings_text(findings: list[Finding]) -> str:
             text += _ITEM + '"waiver": ' + _render(f.waiver, 3)
         if f.baselined:
             text += _ITEM + '"baselined": true'
+        if f.more is not None:
+            text += _ITEM + '"more": ' + _render(f.more, 3)
         texts.append(text + "\n    }")
     return "[\n    " + ",\n    ".join(texts) + "\n  ]"
 

@@ -17,7 +17,7 @@ from typing import Any
 from streamwarden import __version__
 from streamwarden.diff import CLASS_ORDER
 from streamwarden.escape import cell, code
-from streamwarden.findings import Finding, exit_code
+from streamwarden.findings import Finding, exit_code, tally
 from streamwarden.report.interface import Report, Reporter
 from streamwarden.report.review import CHANGE_HEADING, change_rows
 
@@ -156,10 +156,9 @@ def _header(report: Report, budget: _Budget) -> list[str]:
         table = []
         for pipeline, findings in rows.items():
             icon, word = _status(findings, report.fail_on)
-            n = {sev: sum(1 for f in findings if f.counts and f.severity == sev) for sev, _ in _SECTIONS}
-            waived = sum(1 for f in findings if f.waived)
+            n = tally(findings)
             table.append(
-                f"| {cell(pipeline)} | {icon} {word} | {n['error']} | {n['warning']} | {n['info']} | {waived} |"
+                f"| {cell(pipeline)} | {icon} {word} | {n['errors']} | {n['warnings']} | {n['infos']} | {n['waived']} |"
             )
         heading = ["| pipeline | result | errors | warnings | info | waived |", "|---|---|---:|---:|---:|---:|"]
         # the overview may use a third of what is left: the findings come next
@@ -182,6 +181,11 @@ def _where(report: Report, f: Finding, contract: str | None) -> str:
     return "<br>".join(x for x in (loc, path) if x)
 
 
+def _count(findings: list[Finding], severity: str) -> int:
+    """The findings of ``severity`` these rows stand for (a row may count the ones not listed)."""
+    return sum(f.more[f"{severity}s"] if f.more is not None else 1 for f in findings)
+
+
 def _rule_cell(f: Finding) -> str:
     return code(f.rule) + (f"<br>{cell(f.title)}" if f.title and f.title != f.rule else "")
 
@@ -201,15 +205,11 @@ def _pipeline_section(report: Report, pipeline: str, findings: list[Finding], bu
         return block if budget.take(block) else []
     tables: list[tuple[list[str], list[str], list[str]]] = []
     for severity, label in _SECTIONS:
-        rows = [
-            f"| {_rule_cell(f)} | {_where(report, f, contract)} | {cell(f.message)} |"
-            for f in active
-            if f.severity == severity
-        ]
+        listed = [f for f in active if f.severity == severity]
+        rows = [f"| {_rule_cell(f)} | {_where(report, f, contract)} | {cell(f.message)} |" for f in listed]
         if rows:
-            tables.append(
-                ([f"**{label} ({len(rows)})**", "", "| rule | where | finding |", "|---|---|---|"], rows, [""])
-            )
+            n = _count(listed, severity)
+            tables.append(([f"**{label} ({n})**", "", "| rule | where | finding |", "|---|---|---|"], rows, [""]))
     waived = [f for f in findings if f.waived]
     if waived:
         rows = []
@@ -223,7 +223,7 @@ def _pipeline_section(report: Report, pipeline: str, findings: list[Finding], bu
         tables.append(
             (
                 [
-                    f"**Waived ({len(waived)})**",
+                    f"**Waived ({tally(waived)['waived']})**",
                     "",
                     "| rule | where | finding | reason | expires | approved by |",
                     "|---|---|---|---|---|---|",
@@ -242,7 +242,8 @@ def _pipeline_section(report: Report, pipeline: str, findings: list[Finding], bu
             (
                 [
                     "<details><summary>"
-                    + f"Baselined ({len(baselined)}): existing findings accepted by the baseline, not failing this run"
+                    + f"Baselined ({tally(baselined)['baselined']}): existing findings accepted by the baseline, "
+                    + "not failing this run"
                     + "</summary>",
                     "",
                     "| rule | severity | where | finding |",

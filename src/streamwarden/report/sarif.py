@@ -194,6 +194,8 @@ def _result(report: Report, f: Finding, index: dict[str, int], seen: dict[str, i
             "evidence": f.evidence,
         },
     }
+    if f.more is not None:  # the findings of its rule in its file the report does not list
+        result["properties"]["more"] = dict(f.more)
     if report.baseline is not None:
         result["baselineState"] = "unchanged" if f.baselined else "new"
     if f.waived:

@@ -15,7 +15,7 @@ import click
 
 from streamwarden.escape import log_text
 from streamwarden.escape import terminal as t
-from streamwarden.findings import SEVERITY_ORDER
+from streamwarden.findings import SEVERITY_ORDER, tally
 from streamwarden.report.interface import Report, Reporter
 
 _COLORS = {"error": "red", "warning": "yellow", "info": "blue", "waived": "bright_black"}
@@ -35,15 +35,16 @@ class TextReporter(Reporter):
                 key=lambda f: (SEVERITY_ORDER.get(f.severity, 9), f.file or "", f.line or 0, f.rule),
             )
             waived = [f for f in findings if f.waived]
-            baselined = [f for f in findings if f.baselined and not f.waived]
+            counted = tally(findings)
+            n_waived, n_baselined = counted["waived"], counted["baselined"]
             if not active:
-                quiet = [f"{len(waived)} waived"] if waived else []
-                quiet += [f"{len(baselined)} baselined"] if baselined else []
+                quiet = [f"{n_waived} waived"] if n_waived else []
+                quiet += [f"{n_baselined} baselined"] if n_baselined else []
                 out.append(
                     "  " + style("ok", fg="green") + ": no findings" + (f" ({', '.join(quiet)})" if quiet else "")
                 )
-            elif baselined:
-                out.append(f"  ({len(baselined)} baselined finding{'s' if len(baselined) != 1 else ''} not shown)")
+            elif n_baselined:
+                out.append(f"  ({n_baselined} baselined finding{'s' if n_baselined != 1 else ''} not shown)")
             for f in active:
                 label = style(f"{f.severity:<7}", fg=_COLORS.get(f.severity))
                 loc = t(f"{f.file}:{f.line}" if f.line else (f.file or ""))
@@ -54,6 +55,9 @@ class TextReporter(Reporter):
             for f in waived:
                 w = f.waiver or {}
                 label = style("waived ", fg=_COLORS["waived"])
+                if f.more is not None:  # the waived findings of its rule in its file not listed
+                    out.append(f"  {label} {t(f.rule)}  {t(f.file)}:{f.line}  {t(f.message)}")
+                    continue
                 detail = f"reason: {t(w.get('reason'))}; expires {t(w.get('expires'))}"
                 if w.get("approved_by"):
                     detail += f"; approved by {t(w.get('approved_by'))}"
