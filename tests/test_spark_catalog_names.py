@@ -36,7 +36,8 @@ HOSTILE = [
     "a/b",  # a '/': Iceberg's load() reads such a string as a table location
     "c /* d */",  # a block comment
     "q'uo\"te",  # both quotes
-    "..",  # only dots would be parts of their own if unquoted (PyIceberg takes the last as the name)
+    "a.b",  # a dot: two parts if unquoted (created from a tuple: a string identifier splits on it)
+    "..",
     "sp ace",
 ]
 SCHEMA = Schema(
@@ -48,7 +49,7 @@ SCHEMA = Schema(
 def lake(tmp_path_factory: pytest.TempPathFactory) -> DataLake:
     lake = DataLake(tmp_path_factory.mktemp("catalog-names"))
     for name in HOSTILE:
-        table = lake.create(f"sales.{name}", SCHEMA)
+        table = lake.catalog.create_table(("sales", name), schema=SCHEMA, properties={"format-version": "2"})
         append(table, [{"order_id": 1, "n`x": 1}, {"order_id": 1, "n`x": 2}])
     return lake
 
@@ -64,7 +65,7 @@ def test_spark_parses_the_name_back_to_exactly_the_opened_table(
     request: pytest.FixtureRequest, lake: DataLake, name: str
 ) -> None:
     session = request.getfixturevalue("spark")
-    table = lake.catalog.load_table(f"sales.{name}")
+    table = lake.catalog.load_table(("sales", name))
     assert tuple(table.name())[-1] == name  # PyIceberg opened the table of that very name
     built = spark_table_name("lake", ContractTable("lake", f"sales.{name}", table, {}))
     assert _parts(session, built) == ["lake", "sales", name]

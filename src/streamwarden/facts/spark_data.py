@@ -286,6 +286,7 @@ class _Need:
     since: int | None
     since_source: str | None
     key: str
+    pipeline: str
 
 
 def _scan_shared(
@@ -333,7 +334,7 @@ def _scan_shared(
         since, source = (ctx.since_snapshot, "argument") if ctx.since_snapshot is not None else (None, None)
         if since is None and last_checked(state, key) is not None:
             since, source = last_checked(state, key), "state"
-        needs.append(_Need(facts, m, rules, since, source, key))
+        needs.append(_Need(facts, m, rules, since, source, key, pipeline))
 
     read_mode = str(spark_env.get("read") or "files")
     since = _shared_since(plan, [n.since for n in needs])
@@ -419,7 +420,7 @@ def _scan_shared(
                 state,
                 need.key,
                 name=what,
-                pipeline=str(need.key.split("/")[1]),
+                pipeline=need.pipeline,
                 rules=need.rules,
                 snapshot_id=plan.snapshot_id,
                 facts=facts,
