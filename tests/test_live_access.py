@@ -128,6 +128,17 @@ def lake(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
     repo.git("checkout", "-q", "pr", "--", ".")
     repo.write("streamwarden.yaml", ALLOW_CONFIG.replace("BUDGET", str(_payments_files(root))))
     repo.commit("the same hostile pull request, on the trusted configuration with grants")
+    repo.branch("pr3")
+    loosened = ALLOW_CONFIG.replace("BUDGET", "1000000").replace(
+        "        - {catalog: lake, table: finance.payments}\n",
+        "        - {catalog: lake, table: finance.payments}\n        - {catalog: lake, namespace: sales}\n",
+    )
+    loosened = loosened.replace(
+        "      data:\n", "      use_pyiceberg_config: true\n      data:\n        show_values: true\n"
+    )
+    assert "namespace: sales}" in loosened and "show_values: true" in loosened
+    repo.write("streamwarden.yaml", loosened)
+    repo.commit("the pull request also grants itself sales.*, any catalog, and row values")
     repo.checkout("pr")
     return {"repo": repo, "root": root, "now": now, "shadow_env": shadow_env}
 
@@ -260,6 +271,22 @@ def test_the_facts_of_a_refused_table_are_not_gathered(lake: dict[str, Any]) -> 
         "error": facts["access"]["reason"],
     }
     assert facts["data"]["refused"] is True and "schema" not in json.dumps(facts["iceberg"])
+
+
+def test_the_access_settings_come_from_the_trusted_ref_not_the_pull_request(lake: dict[str, Any]) -> None:
+    """pr3 rewrites streamwarden.yaml to grant sales.* to anyone, to use PyIceberg's own catalogs
+    and to show row values: checked against trusted2, none of it applies."""
+    lake["repo"].checkout("pr3")
+    try:
+        p = _check(lake, "clickstream-sessions/contract.yaml", "zz-shadow/contract.yaml", base="trusted2")
+    finally:
+        lake["repo"].checkout("pr")
+    click = [f for f in _findings(p, "clickstream-sessions") if f["rule"] == "SW-FACT-002"]
+    assert len(click) == 1 and "owner 'web-analytics'" in click[0]["message"], p
+    assert not [f for f in _findings(p, "clickstream-sessions") if f["source"] in ("iceberg", "data")]
+    shadow = [f for f in _findings(p, "zz-shadow") if f["rule"] == "SW-FACT-002"]
+    assert len(shadow) == 1 and shadow[0]["path"] == "table.catalog"
+    assert "SW-POLICY-001" in [f["rule"] for f in p.json()["findings"]]  # the change itself is reported
 
 
 # --- 2. the state file ----------------------------------------------------------------------------
