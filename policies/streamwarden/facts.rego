@@ -66,7 +66,7 @@ warn contains f if {
 #   version reads). input.facts.access holds that decision; when it refuses, nothing of the table
 #   was read (facts.iceberg and facts.data say refused) and this finding fails the run in every
 #   mode, at the contract field that names what was refused (table.catalog or table.identifier).
-#   A fail-closed rule: it cannot be waived.
+#   A fail-closed rule, like SW-FACT-001.
 # custom:
 #   id: SW-FACT-002
 #   severity: error
