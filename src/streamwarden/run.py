@@ -33,7 +33,7 @@ if TYPE_CHECKING:
     from streamwarden.cache import Entry, ResultCache, StatePrefetch, Stats
     from streamwarden.engine.limits import Limits
     from streamwarden.engine.policyset import PolicyFile
-    from streamwarden.facts.spark_data import DataRun
+    from streamwarden.facts.data_run import DataRun
     from streamwarden.pullrequest import BaseSnapshot, PendingBase, TrustedPolicies
 
 
@@ -463,8 +463,8 @@ class _RunContext:
     def live_facts(self, contracts: list[Contract]) -> list[dict[str, Any]]:
         if self.env is None:
             return [{} for _ in contracts]
+        from streamwarden.facts.data_run import DataRun
         from streamwarden.facts.live import gather_live
-        from streamwarden.facts.spark_data import DataRun
         from streamwarden.iceberg.access import access_of
 
         if self.data_run is None:  # one per run: the state file, the scan budget and what it spent

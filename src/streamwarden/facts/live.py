@@ -11,18 +11,16 @@ import importlib
 from collections.abc import Sequence
 from dataclasses import replace
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from streamwarden import progress
 from streamwarden.errors import SetupError
+from streamwarden.facts.data_run import DataRun
 from streamwarden.facts.restore import names_job, retained_checkpoints
 from streamwarden.facts.source import GatherContext, not_configured, refused
 from streamwarden.iceberg.access import Reader
 from streamwarden.iceberg.catalog import ContractTable, table_decision
 from streamwarden.iceberg.snapshots import branch_ancestry
-
-if TYPE_CHECKING:
-    from streamwarden.facts.spark_data import DataRun
 
 # environment section, and the extra of the same name -> (what it is, the package the extra installs)
 _EXTRAS = {"iceberg": ("Iceberg", "pyiceberg"), "spark": ("Spark", "pyspark")}
@@ -55,7 +53,7 @@ def gather_live(
 
     require_extras(contracts, env)
     ctx = GatherContext(root, now_ms, since_snapshot=since_snapshot, state_file=state_file)
-    ctx = replace(ctx, data_run=data_run or spark_data.DataRun(state_file))
+    ctx = replace(ctx, data_run=data_run or DataRun(state_file))
     who = list(readers) if readers is not None else [None] * len(contracts)
     out: list[dict[str, Any]] = [{} for _ in contracts]
     if env.get("flink"):

@@ -28,7 +28,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
 if TYPE_CHECKING:
-    from streamwarden.facts.spark_data import DataRun
+    from streamwarden.facts.data_run import DataRun
     from streamwarden.iceberg.access import Reader
     from streamwarden.iceberg.catalog import ContractTable
     from streamwarden.iceberg.snapshots import WindowLimits
