@@ -117,13 +117,15 @@ class DataLake:
         )
         self.catalog.create_namespace("sales")
 
-    def environment(self, spark: dict[str, Any] | None = None) -> dict[str, Any]:
-        """An environment of streamwarden.yaml, catalog paths relative to ``root``."""
+    def environment(self, spark: dict[str, Any] | None = None, show_values: bool = True) -> dict[str, Any]:
+        """An environment of streamwarden.yaml, catalog paths relative to ``root`` (showing row
+        values in data findings unless ``show_values`` is false: these tests look at them)."""
         env: dict[str, Any] = {
             "iceberg": {
                 "catalogs": {
                     CATALOG: {"type": "sql", "uri": "sqlite:///lake/catalog.db", "warehouse": "lake/warehouse"}
-                }
+                },
+                "data": {"show_values": show_values},
             }
         }
         env["spark"] = spark or {"master": "local[2]"}

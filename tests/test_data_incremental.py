@@ -49,7 +49,7 @@ def test_incremental_follows_new_data_and_checks_new_keys_against_the_table(lake
     data, found = run(lake, state)
     full = data["scan"]
     assert full["mode"] == "full" and full["data_files_scanned"] == 4 and full["rows_read"] == 2000
-    assert full["state"] == {"file": str(state), "snapshot_id": current_id(orders), "held": False}
+    assert full["state"] == {"file": str(state), "snapshot_id": current_id(orders), "held": False, "written": True}
     assert found == {"SW-DATA-001": ["quality.freshness.max_lag"]}  # 30 minutes old
 
     # new rows with new keys: only the new file is read; freshness comes from it
@@ -83,7 +83,12 @@ def test_incremental_follows_new_data_and_checks_new_keys_against_the_table(lake
     row_delta(orders, deletes=[position_delete_file(orders, [(newest, 0)])])
     data, found = run(lake, state)
     assert found == {} and data["unique"]["duplicate_keys"] == 0
-    assert data["scan"]["state"] == {"file": str(state), "snapshot_id": current_id(orders), "held": False}
+    assert data["scan"]["state"] == {
+        "file": str(state),
+        "snapshot_id": current_id(orders),
+        "held": False,
+        "written": True,
+    }
 
 
 def test_since_snapshot_argument_and_an_unknown_snapshot(lake: DataLake, orders: Table) -> None:

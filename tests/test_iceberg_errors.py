@@ -88,8 +88,17 @@ def test_contract_without_identifier_or_catalog_is_a_gap(tmp_path: Path) -> None
     )
 
 
-def test_catalog_missing_from_the_environment_is_named(tmp_path: Path) -> None:
-    msg = unavailable(gather_iceberg(CONTRACT, {"catalogs": {"other": {"type": "sql"}}}, tmp_path, NOW))
+def test_catalog_missing_from_the_environment_is_refused_and_named(tmp_path: Path) -> None:
+    facts = gather_iceberg(CONTRACT, {"catalogs": {"other": {"type": "sql"}}}, tmp_path, NOW)
+    assert facts["refused"] is True  # SW-FACT-002's, not a gap: PyIceberg's own config is opt-in
+    msg = unavailable(facts)
+    assert "catalog 'lake' is not one this environment configures (iceberg.catalogs: other)" in msg
+    assert "iceberg.use_pyiceberg_config" in msg
+
+
+def test_catalog_missing_everywhere_with_the_opt_in_is_named(tmp_path: Path) -> None:
+    env = {"catalogs": {"other": {"type": "sql"}}, "use_pyiceberg_config": True}
+    msg = unavailable(gather_iceberg(CONTRACT, env, tmp_path, NOW))
     assert "catalog 'lake' (table.catalog) is not configured" in msg
     assert "environments.<env>.iceberg.catalogs.lake" in msg and "configured: other" in msg
     assert "PYICEBERG_CATALOG__LAKE__" in msg

@@ -1,7 +1,8 @@
 """A waiver never opens what fails closed, and never holds for longer than ``waivers.max_horizon``.
 
 The fail-closed rules cannot be waived (SW-WAIVER-001 refuses the waiver and says why; the finding
-stays): SW-FACT-001 (facts that could not be gathered), SW-POLICY-001, SW-WAIVER-001 and
+stays): SW-FACT-001 (facts that could not be gathered), SW-FACT-002 (a table the environment does
+not let the contract read), SW-POLICY-001, SW-WAIVER-001 and
 SW-WAIVER-002. A waiver whose expires day begins more than ``waivers.max_horizon`` (default 365d)
 after now waives nothing. Both hold in a plain check, in the gate and in a pull request, where the
 base's waivers and the trusted ref's ``streamwarden.yaml`` are the ones in force.
@@ -99,7 +100,7 @@ def test_a_waiver_of_a_missing_deployment_file_is_refused_and_the_gap_stays_an_e
     assert refusal["line"] is not None  # at the waiver's rule, in the contract
 
 
-@pytest.mark.parametrize("rule", ["SW-FACT-001", "SW-POLICY-001", "SW-WAIVER-001", "SW-WAIVER-002"])
+@pytest.mark.parametrize("rule", ["SW-FACT-001", "SW-FACT-002", "SW-POLICY-001", "SW-WAIVER-001", "SW-WAIVER-002"])
 def test_every_fail_closed_rule_is_refused_with_a_reason(tmp_path: Path, rule: str) -> None:
     root = _repo(tmp_path / "repo", CLEAN_CONTRACT + waiver(rule))
     p = _check(root)

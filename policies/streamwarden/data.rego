@@ -102,6 +102,12 @@ deny contains f if {
 
 _key_text(sample) := concat(", ", [sprintf("%s=%v", [k, v]) | some k, v in sample.key])
 
+# the duplicated values, or why none are shown (the environment shows row values only where
+# iceberg.data.show_values allows it)
+_values_text(fact) := "; values not shown (the environment's iceberg.data.show_values is off)" if {
+	fact.values_shown == false
+} else := _examples(fact.samples)
+
 _examples(samples) := "" if {
 	count(samples) == 0
 } else := sprintf(", e.g. %s", [concat("; ", [sprintf("(%s) x%v", [_key_text(s), s.count]) | some s in samples])])
@@ -133,7 +139,7 @@ deny contains f if {
 		"quality.unique",
 		sprintf(
 			"%v value(s) of (%s) occur more than once among the live rows of %s (%v surplus rows)%s",
-			[fact.duplicate_keys, concat(", ", keys), _table_name, fact.duplicate_rows, _examples(fact.samples)],
+			[fact.duplicate_keys, concat(", ", keys), _table_name, fact.duplicate_rows, _values_text(fact)],
 		),
 		object.union(_scan_evidence, {
 			"columns": keys, "duplicate_keys": fact.duplicate_keys,

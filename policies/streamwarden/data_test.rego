@@ -132,6 +132,29 @@ test_data002_duplicates_fire_with_samples if {
 	f.evidence.samples == samples
 }
 
+test_data002_values_not_shown_gives_counts_only if {
+	fact := object.union(_t_unique(3, []), {"values_shown": false})
+	inp := _t_input({"unique": ["order_id"]}, _t_data({"unique": fact}))
+	findings := deny with input as inp
+	some f in findings
+	f.rule == "SW-DATA-002"
+	contains(f.message, "3 value(s) of (order_id) occur more than once")
+	contains(f.message, "values not shown (the environment's iceberg.data.show_values is off)")
+	not contains(f.message, "e.g.")
+	f.evidence.samples == []
+}
+
+test_data002_values_shown_true_lists_samples if {
+	samples := [{"key": {"order_id": 42}, "count": 2}]
+	fact := object.union(_t_unique(1, samples), {"values_shown": true})
+	inp := _t_input({"unique": ["order_id"]}, _t_data({"unique": fact}))
+	findings := deny with input as inp
+	some f in findings
+	f.rule == "SW-DATA-002"
+	contains(f.message, "e.g. (order_id=42) x2")
+	not contains(f.message, "values not shown")
+}
+
 test_data002_no_duplicates_pass if {
 	inp := _t_input({"unique": ["order_id"]}, _t_data({"unique": _t_unique(0, [])}))
 	findings := deny with input as inp

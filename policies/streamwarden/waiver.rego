@@ -18,6 +18,7 @@ _waivers := object.get(input.contract, "waivers", [])
 # a finding of these rules (evidence.problem "unwaivable" names the rule). One line per rule.
 unwaivable := {
 	"SW-FACT-001": "it reports facts that could not be gathered, and the rules that need them were not evaluated; the gate fails closed on it",
+	"SW-FACT-002": "it reports a table or catalog the environment does not let this contract read; nothing was read, so the rules that need that table were not evaluated, and the gate fails closed on it",
 	"SW-POLICY-001": "it tells reviewers that a pull request changes the policies or streamwarden.yaml, which decide every other finding",
 	"SW-WAIVER-001": "it decides which waivers are valid; a waiver of it would let any other waiver through",
 	"SW-WAIVER-002": "it tells reviewers that a pull request adds or extends a waiver; a waiver of it would hide the next one",
@@ -39,7 +40,8 @@ _rule_text(w) := sprintf("for %s", [w.rule]) if {
 #   waivers.max_horizon (streamwarden.yaml, default 365d) after now_ms, whose rule is not in
 #   data.catalog.rule_ids, or whose rule cannot be waived. The fail-closed rules cannot be:
 #   SW-FACT-001 (facts that could not be gathered: a waiver would let the gate allow what it
-#   never judged), SW-POLICY-001 (a pull request changes the policies or the configuration),
+#   never judged), SW-FACT-002 (a table or catalog the environment does not let the contract
+#   read: nothing was read, so nothing was judged), SW-POLICY-001 (a pull request changes the policies or the configuration),
 #   SW-WAIVER-001 and SW-WAIVER-002 (the waivers' own checks). Such a waiver waives nothing,
 #   and a finding of a rule that cannot be waived is never waived, in a pull request either.
 #   approved_by is optional.

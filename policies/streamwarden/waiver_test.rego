@@ -252,10 +252,10 @@ test_waiver001_an_expired_waiver_is_not_also_beyond_the_horizon if {
 # ---------------------------------------------------------------- SW-WAIVER-001: cannot be waived
 
 test_the_fail_closed_rules_cannot_be_waived if {
-	every rule in ["SW-FACT-001", "SW-POLICY-001", "SW-WAIVER-001", "SW-WAIVER-002"] {
+	every rule in ["SW-FACT-001", "SW-FACT-002", "SW-POLICY-001", "SW-WAIVER-001", "SW-WAIVER-002"] {
 		rule in object.keys(unwaivable)
 	}
-	count(unwaivable) == 4
+	count(unwaivable) == 5
 }
 
 test_waiver001_a_fail_closed_rule_is_refused_with_its_reason if {

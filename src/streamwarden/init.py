@@ -320,7 +320,12 @@ class _Init:
             )
         contract = {"table": {"catalog": catalog, "identifier": identifier}}
         facts = gather_iceberg(
-            contract, (self.req.env or {}).get("iceberg"), self.req.root, self.req.now_ms, read_files=False
+            contract,
+            (self.req.env or {}).get("iceberg"),
+            self.req.root,
+            self.req.now_ms,
+            read_files=False,
+            command_line=True,
         )
         if not facts.get("available"):
             raise InputError(f"the table cannot be read: {facts.get('error')}")

@@ -31,6 +31,7 @@ from streamwarden.contracts.schemawalk import walker_for
 from streamwarden.engine.policyset import PolicyFile, builtin_policy_files, parse_policy
 from streamwarden.errors import ContractErrors, StreamwardenError
 from streamwarden.git import GitRepo, Pending, blob_id, blob_ids_result, follow, grep_result, literal_prefix
+from streamwarden.iceberg.access import Reader
 from streamwarden.resources import CONTRACT_SCHEMA, load_schema, policies_dir
 from streamwarden.yamlsafe import MAX_BYTES, READ_FLAGS, decode_utf8, parse_documents, read_to_end
 
@@ -201,6 +202,31 @@ class BaseSnapshot:
         except (OSError, ValueError):  # a name the system refuses: the head side reports its entries
             return []
         return out if dropped else []
+
+    def reader(self, name: str, head_file: Path, head: dict[str, Any] | None = None) -> Reader:
+        """Who reads the live table for the head contract ``name`` in this pull request
+        (streamwarden.iceberg.access): the owner of its version on the base, and the table that
+        version reads; neither for a contract new in the pull request (or unparseable on the base).
+        A pull request cannot grant its contract more by editing ``metadata.owner``."""
+        base = self.document_contract(name, head_file, head)
+        if base is None:
+            return Reader(pull_request=True, pipeline=name)
+        meta: dict[str, Any] = base["metadata"] if isinstance(base.get("metadata"), dict) else {}
+        table: dict[str, Any] = base["table"] if isinstance(base.get("table"), dict) else {}
+        owner = meta.get("owner") if isinstance(meta.get("owner"), str) else None
+        catalog, identifier = table.get("catalog"), table.get("identifier")
+        base_table = (str(catalog), str(identifier)) if catalog and identifier else None
+        return Reader(owner=owner, pull_request=True, base_table=base_table, pipeline=name)
+
+    def document_contract(
+        self, name: str, head_file: Path, head: dict[str, Any] | None = None
+    ) -> dict[str, Any] | None:
+        """The base version of the head contract ``name`` (as :meth:`document` pairs them), without
+        its history; None when the pull request adds it or the base's cannot be parsed."""
+        same_path, found = self._paired(name, head_file)
+        if same_path is not None and same_path.unchanged and head is not None:
+            return head
+        return None if found is None else found.contract
 
     def history(self, base: BaseContract) -> list[dict[str, Any]]:
         """Earlier versions along the first-parent history, newest first, for transitive modes only.

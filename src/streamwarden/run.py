@@ -33,6 +33,7 @@ if TYPE_CHECKING:
     from streamwarden.cache import Entry, ResultCache, StatePrefetch, Stats
     from streamwarden.engine.limits import Limits
     from streamwarden.engine.policyset import PolicyFile
+    from streamwarden.facts.data_run import DataRun
     from streamwarden.pullrequest import BaseSnapshot, PendingBase, TrustedPolicies
 
 
@@ -446,6 +447,7 @@ class _RunContext:
     cache_off: str | None = None  # why the result cache's directory could not be used (_open_cache)
     looked_up: bool = False  # the cache was asked for every file already (_hits_first)
     run_keys: list[str] | None = None  # the cache keys of the files it may answer (for the run's pack)
+    data_run: DataRun | None = None  # --env: the data facts' state file and scan budget, for the whole run
 
     @property
     def limits(self) -> Limits:
@@ -472,8 +474,20 @@ class _RunContext:
     def live_facts(self, contracts: list[Contract]) -> list[dict[str, Any]]:
         if self.env is None:
             return [{} for _ in contracts]
+        from streamwarden.facts.data_run import DataRun
         from streamwarden.facts.live import gather_live
+        from streamwarden.iceberg.access import access_of
 
+        if self.data_run is None:  # one per run: the state file, the scan budget and what it spent
+            # a pull request's contracts read the trusted state file but never move it
+            self.data_run = DataRun(
+                self.options.state_file,
+                read_only=self.base is not None,
+                budget=access_of(self.env.get("iceberg")).budget,
+            )
+        readers = None
+        if self.base is not None:  # who reads in a pull request: the owner and table of the base version
+            readers = [self.base.reader(c.name, c.path, c.data) for c in contracts]
         return gather_live(
             [c.data for c in contracts],
             self.env,
@@ -481,6 +495,8 @@ class _RunContext:
             self.now,
             since_snapshot=self.options.since_snapshot,
             state_file=self.options.state_file,
+            readers=readers,
+            data_run=self.data_run,
         )
 
     def engine(self, defer_full: bool = False) -> Engine:

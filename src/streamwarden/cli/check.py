@@ -116,7 +116,10 @@ def validate(paths: tuple[str, ...], config_path: str | None) -> None:
 @click.option(
     "--state-file",
     metavar="FILE",
-    help="With --env: remember the last checked snapshot per table in FILE, and scan only what is new next time.",
+    help=(
+        "With --env: remember the last snapshot each contract checked clean on its table in FILE, and scan only "
+        "what is new next time (with --base: read only, never written)."
+    ),
 )
 @click.option(
     "--cache",

@@ -133,6 +133,14 @@ def empty_result(m: Measures) -> dict[str, Any]:
 def aggregate(live: Any, m: Measures) -> dict[str, Any]:
     """One action over the live rows: row count, nulls per column, max of the freshness column,
     min of the retention column and rows before its cutoff, duplicate keys and surplus rows."""
+    return result_for(aggregate_all(live, [m]), m)
+
+
+def aggregate_all(live: Any, needs: list[Measures]) -> dict[str, Any]:
+    """What every contract of a shared scan measures, over one DataFrame of live rows: the union of
+    their columns, time columns (with each retention cutoff) and uniqueness keys. The first key is
+    grouped together with every other measure (one shuffle, one action); each further distinct key
+    is one more grouping action. :func:`result_for` picks one contract's measures from the result."""
     from pyspark.sql import functions as F
 
     from streamwarden.iceberg.deletes import col_name, epoch_ms
@@ -140,40 +148,82 @@ def aggregate(live: Any, m: Measures) -> dict[str, Any]:
     def one(c: Any) -> Any:
         return F.when(c, F.lit(1)).otherwise(F.lit(0))
 
+    null_ids = list(dict.fromkeys(fid for m in needs for fid in m.null_ids))
+    fresh = list(dict.fromkeys(m.fresh for m in needs if m.fresh))
+    retention = list(dict.fromkeys(m.retention for m in needs if m.retention))
+    keys = list(dict.fromkeys(tuple(m.key_ids) for m in needs if m.key_ids))
     parts: dict[str, Any] = {"_n": F.count(F.lit(1))}
-    for fid in m.null_ids:
+    for fid in null_ids:
         parts[f"_null{fid}"] = F.sum(one(F.col(col_name(fid)).isNull()))
-    if m.fresh:
-        parts["_fmax"] = F.max(epoch_ms(F.col(col_name(m.fresh[0])), m.fresh[1]))
-    if m.retention:
-        rid, rtype, cutoff = m.retention
+    for fid, ftype in fresh:
+        parts[f"_fmax{fid}"] = F.max(epoch_ms(F.col(col_name(fid)), ftype))
+    for i, (rid, rtype, cutoff) in enumerate(retention):
         ms = epoch_ms(F.col(col_name(rid)), rtype)
-        parts["_rmin"] = F.min(ms)
-        parts["_expired"] = F.sum(one(ms < F.lit(cutoff)))
-    if m.key_ids:
-        keys = [col_name(fid) for fid in m.key_ids]
-        grouped = live.groupBy(*keys).agg(*[v.alias(k) for k, v in parts.items()])
-        no_null_key = F.lit(True)
-        for k in keys:
-            no_null_key = no_null_key & F.col(k).isNotNull()
-        dup = no_null_key & (F.col("_n") > 1)
+        parts[f"_rmin{rid}"] = F.min(ms)
+        parts[f"_expired{i}"] = F.sum(one(ms < F.lit(cutoff)))
+    dups: dict[tuple[int, ...], tuple[int, int]] = {}
+    if keys:
+        first = [col_name(fid) for fid in keys[0]]
+        grouped = live.groupBy(*first).agg(*[v.alias(k) for k, v in parts.items()])
+        dup = _dup_condition(F, first)
         final = [F.sum("_n").alias("_n")]
-        final += [F.sum(k).alias(k) for k in parts if k.startswith("_null") or k == "_expired"]
-        final += [F.max("_fmax").alias("_fmax")] if m.fresh else []
-        final += [F.min("_rmin").alias("_rmin")] if m.retention else []
+        final += [F.sum(k).alias(k) for k in parts if k.startswith(("_null", "_expired"))]
+        final += [F.max(k).alias(k) for k in parts if k.startswith("_fmax")]
+        final += [F.min(k).alias(k) for k in parts if k.startswith("_rmin")]
         final += [F.sum(one(dup)).alias("_dupkeys"), F.sum(F.when(dup, F.col("_n") - 1).otherwise(0)).alias("_duprows")]
-        row = grouped.agg(*final).collect()[0]
+        got = grouped.agg(*final).collect()[0].asDict()
+        dups[keys[0]] = (int(got.get("_dupkeys") or 0), int(got.get("_duprows") or 0))
+        for key in keys[1:]:
+            cols = [col_name(fid) for fid in key]
+            per_key = live.groupBy(*cols).agg(F.count(F.lit(1)).alias("_n"))
+            cond = _dup_condition(F, cols)
+            row = per_key.agg(
+                F.sum(one(cond)).alias("_dupkeys"), F.sum(F.when(cond, F.col("_n") - 1).otherwise(0)).alias("_duprows")
+            ).collect()[0]
+            dups[key] = (int(row["_dupkeys"] or 0), int(row["_duprows"] or 0))
     else:
-        row = live.agg(*[v.alias(k) for k, v in parts.items()]).collect()[0]
-    got = row.asDict()
+        got = live.agg(*[v.alias(k) for k, v in parts.items()]).collect()[0].asDict()
     return {
         "rows": int(got.get("_n") or 0),
-        "nulls": {fid: int(got.get(f"_null{fid}") or 0) for fid in m.null_ids},
-        "fresh_max": _int_or_none(got.get("_fmax")),
-        "ret_min": _int_or_none(got.get("_rmin")),
-        "expired": int(got.get("_expired") or 0),
-        "dup_keys": int(got.get("_dupkeys") or 0),
-        "dup_rows": int(got.get("_duprows") or 0),
+        "nulls": {fid: int(got.get(f"_null{fid}") or 0) for fid in null_ids},
+        "fresh_max": {fid: _int_or_none(got.get(f"_fmax{fid}")) for fid, _ in fresh},
+        "ret_min": {rid: _int_or_none(got.get(f"_rmin{rid}")) for rid, _, _ in retention},
+        "expired": {r: int(got.get(f"_expired{i}") or 0) for i, r in enumerate(retention)},
+        "dups": dups,
+    }
+
+
+def _dup_condition(F: Any, cols: list[str]) -> Any:
+    """A key (of the per-key counts ``_n``) that occurs more than once, with no null part."""
+    cond = F.lit(True)
+    for k in cols:
+        cond = cond & F.col(k).isNotNull()
+    return cond & (F.col("_n") > 1)
+
+
+def empty_all(needs: list[Measures]) -> dict[str, Any]:
+    """:func:`aggregate_all`'s result for no rows."""
+    return {
+        "rows": 0,
+        "nulls": {fid: 0 for m in needs for fid in m.null_ids},
+        "fresh_max": {m.fresh[0]: None for m in needs if m.fresh},
+        "ret_min": {m.retention[0]: None for m in needs if m.retention},
+        "expired": {m.retention: 0 for m in needs if m.retention},
+        "dups": {tuple(m.key_ids): (0, 0) for m in needs if m.key_ids},
+    }
+
+
+def result_for(shared: Mapping[str, Any], m: Measures) -> dict[str, Any]:
+    """One contract's measures out of a shared result, in the shape the facts are built from."""
+    dup_keys, dup_rows = shared["dups"].get(tuple(m.key_ids), (0, 0)) if m.key_ids else (0, 0)
+    return {
+        "rows": shared["rows"],
+        "nulls": {fid: shared["nulls"].get(fid, 0) for fid in m.null_ids},
+        "fresh_max": shared["fresh_max"].get(m.fresh[0]) if m.fresh else None,
+        "ret_min": shared["ret_min"].get(m.retention[0]) if m.retention else None,
+        "expired": shared["expired"].get(m.retention, 0) if m.retention else 0,
+        "dup_keys": dup_keys,
+        "dup_rows": dup_rows,
     }
 
 

@@ -14,7 +14,8 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from streamwarden.facts.source import GatherContext, available, not_configured, unavailable
+from streamwarden.facts.source import GatherContext, available, not_configured, refused, unavailable
+from streamwarden.iceberg.access import AccessRefused
 from streamwarden.iceberg.catalog import ContractTable, IcebergFactsError, describe, open_contract_table
 from streamwarden.iceberg.lineage import analyze_lineage
 from streamwarden.iceberg.snapshots import (
@@ -65,7 +66,9 @@ def gather_table(
     that need more of it than the facts keep (the branch's whole ancestry, in facts/live.py and
     facts/recovery.py): the table is opened once."""
     try:
-        ct = open_contract_table(contract, env.get("iceberg"), ctx.root)
+        ct = open_contract_table(contract, env.get("iceberg"), ctx.root, ctx.reader, command_line=ctx.command_line)
+    except AccessRefused as exc:
+        return refused(str(exc)), None
     except IcebergFactsError as exc:
         return unavailable(str(exc)), None
     if ct is None:
@@ -99,10 +102,14 @@ def gather_iceberg(
     branch: str = "main",
     limits: WindowLimits | None = None,
     read_files: bool = True,
+    command_line: bool = False,
 ) -> dict[str, Any]:
     """:func:`gather` with its context spelled out (``iceberg_env``: the environment's ``iceberg``
-    section; ``init`` and tools call it)."""
-    ctx = GatherContext(root, now_ms, branch=branch, iceberg_limits=limits, read_files=read_files)
+    section; ``init`` and tools call it; ``command_line``: the table was named on the command line,
+    not by a contract, so the environment's grants do not apply, its catalogs do)."""
+    ctx = GatherContext(
+        root, now_ms, branch=branch, iceberg_limits=limits, read_files=read_files, command_line=command_line
+    )
     return gather(contract, {"iceberg": iceberg_env}, ctx)
 
 

@@ -15,8 +15,11 @@ from typing import Any
 
 from streamwarden import progress
 from streamwarden.errors import SetupError
+from streamwarden.facts.data_run import DataRun
 from streamwarden.facts.restore import names_job, retained_checkpoints
-from streamwarden.facts.source import GatherContext, not_configured
+from streamwarden.facts.source import GatherContext, not_configured, refused
+from streamwarden.iceberg.access import Reader
+from streamwarden.iceberg.catalog import ContractTable, table_decision
 from streamwarden.iceberg.snapshots import branch_ancestry
 
 # environment section, and the extra of the same name -> (what it is, the package the extra installs)
@@ -31,10 +34,18 @@ def gather_live(
     *,
     since_snapshot: int | None = None,
     state_file: Path | None = None,
+    readers: Sequence[Reader | None] | None = None,
+    data_run: DataRun | None = None,
 ) -> list[dict[str, Any]]:
-    """For each normalized contract, its live fact sections (``flink``, ``iceberg``, ``data``, and
-    ``savepoint.retained`` when Flink names retained checkpoints), through the gatherers of
-    facts/source.py: the same functions facts/recovery.py calls for one contract.
+    """For each normalized contract, its live fact sections (``flink``, ``iceberg``, ``data``,
+    ``access``, and ``savepoint.retained`` when Flink names retained checkpoints), through the
+    gatherers of facts/source.py: the same functions facts/recovery.py calls for one contract.
+
+    ``access`` is the environment's decision on the contract's table (streamwarden.iceberg.access;
+    ``readers``: who reads, per contract, None for the contract's own owner outside a pull request):
+    a table the contract may not read is never opened, and its ``iceberg`` and ``data`` sections say
+    so (SW-FACT-002). The contracts on one table share one data scan (spark_data.gather_many);
+    ``data_run`` carries the state file and the scan budget across the calls of one run.
 
     Raises SetupError (exit 2) when the environment configures a source that this run needs and
     the install lacks its extra: that is not a gap in the facts but a broken setup."""
@@ -42,6 +53,8 @@ def gather_live(
 
     require_extras(contracts, env)
     ctx = GatherContext(root, now_ms, since_snapshot=since_snapshot, state_file=state_file)
+    ctx = replace(ctx, data_run=data_run or DataRun(state_file))
+    who = list(readers) if readers is not None else [None] * len(contracts)
     out: list[dict[str, Any]] = [{} for _ in contracts]
     if env.get("flink"):
         from streamwarden.facts import flink
@@ -50,24 +63,42 @@ def gather_live(
         for facts, section in zip(out, flink.gather_many(list(contracts), env, ctx), strict=True):
             facts["flink"] = section
     with_table = [isinstance(c.get("table"), dict) for c in contracts]
-    scans = any(spark_data.data_promises(c) for c in contracts)
+    promises = [spark_data.data_promises(c) for c in contracts]
+    scans = any(promises)
     if scans:
         progress.set_phase("Iceberg and Spark scan: reading tables and their data", len(contracts))
     elif any(with_table):
         progress.set_phase("Iceberg: reading tables", sum(with_table))
+    tables: list[ContractTable | None] = [None] * len(contracts)
     try:
-        for facts, contract, has_table in zip(out, contracts, with_table, strict=True):
-            table = None
+        for i, (facts, contract, has_table) in enumerate(zip(out, contracts, with_table, strict=True)):
+            decision = table_decision(contract, env.get("iceberg"), who[i])
+            if decision is not None:
+                facts["access"] = decision.section()
+            if decision is not None and not decision.allowed:  # nothing of the table is read
+                facts["iceberg"] = refused(decision.reason)
+                if promises[i]:
+                    facts["data"] = refused(decision.reason)
+                if scans or has_table:
+                    progress.advance()
+                continue
             if has_table:
-                facts["iceberg"], table = iceberg.gather_table(contract, env, ctx)
+                facts["iceberg"], table = iceberg.gather_table(contract, env, replace(ctx, reader=who[i]))
+                tables[i] = table
                 flink_facts = facts.get("flink") or {}
                 if table is not None and names_job(flink_facts):  # the walk reads the whole branch
                     retained = retained_checkpoints(flink_facts, *branch_ancestry(table.table, "main"))
                     if retained:  # no savepoint file is read: the section stays not configured
                         facts["savepoint"] = {**not_configured(), "retained": retained}
-            if scans:  # one table, opened once, for the table facts and the scan
-                facts["data"] = spark_data.gather(contract, env, replace(ctx, table=table))
-            if scans or has_table:
+            if not promises[i] and (scans or has_table):
+                progress.advance()
+        if scans:  # one scan per table and snapshot, for every contract on it (tables opened once)
+            todo = [i for i, p in enumerate(promises) if p and "data" not in out[i]]
+            sections = spark_data.gather_many(
+                [contracts[i] for i in todo], env, ctx, [tables[i] for i in todo], [who[i] for i in todo]
+            )
+            for i, section in zip(todo, sections, strict=True):
+                out[i]["data"] = section
                 progress.advance()
     finally:
         if scans:

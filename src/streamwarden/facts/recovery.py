@@ -19,10 +19,10 @@ from streamwarden.config import Config
 from streamwarden.contracts import Contract
 from streamwarden.facts import flink, iceberg, savepoint
 from streamwarden.facts.restore import restore_plan, retained_checkpoints, sink_is_idempotent
-from streamwarden.facts.source import GatherContext
+from streamwarden.facts.source import GatherContext, refused
 from streamwarden.facts.static import gather_static_facts
 from streamwarden.flink.uids import declared_uids
-from streamwarden.iceberg.catalog import public_properties
+from streamwarden.iceberg.catalog import public_properties, table_decision
 from streamwarden.iceberg.snapshots import branch_ancestry
 
 
@@ -54,7 +54,14 @@ def gather_recovery(
     facts = gather_static_facts(contract, config.root, config.flink_known_keys)
     facts["flink"] = flink.gather(contract.data, env, ctx)
     out = RecoveryFacts(facts, branch=branch)
-    facts["iceberg"], table = iceberg.gather_table(contract.data, env, ctx)
+    decision = table_decision(contract.data, env.get("iceberg"))
+    table = None
+    if decision is not None:
+        facts["access"] = decision.section()
+    if decision is not None and not decision.allowed:  # the table is not opened (SW-FACT-002 denies)
+        facts["iceberg"] = refused(decision.reason)
+    else:
+        facts["iceberg"], table = iceberg.gather_table(contract.data, env, ctx)
     if table is not None:
         out.catalog, out.identifier = table.catalog, table.identifier
         out.catalog_properties, out.withheld_properties = public_properties(table.props)

@@ -28,6 +28,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
 if TYPE_CHECKING:
+    from streamwarden.facts.data_run import DataRun
+    from streamwarden.iceberg.access import Reader
     from streamwarden.iceberg.catalog import ContractTable
     from streamwarden.iceberg.snapshots import WindowLimits
 
@@ -49,6 +51,9 @@ class GatherContext:
     iceberg_limits: WindowLimits | None = None  # iceberg: how many snapshots and files are read
     read_files: bool = True  # iceberg: read the manifests of the window's snapshots (SW-TABLE-011)
     table: ContractTable | None = None  # data: the contract's table, when the iceberg gatherer opened it
+    reader: Reader | None = None  # iceberg, data: who reads (owner, pull request), for the access rules
+    command_line: bool = False  # iceberg: the table was named on the command line (init), not by a contract
+    data_run: DataRun | None = None  # data: the run's state file, scan budget and what it spent
     since_snapshot: int | None = None  # data: incremental scan from this snapshot
     state_file: Path | None = None  # data: the incremental scan's state
     data_window: int | None = None  # data: snapshots compared with their summaries (None: the default)
@@ -76,6 +81,12 @@ def unavailable(error: str, **fields: Any) -> dict[str, Any]:
     what is still known (a savepoint's location, a deployment's missing files); None is left out."""
     known = {k: v for k, v in fields.items() if v is not None}
     return {"available": False, "configured": True, "error": error, **known}
+
+
+def refused(error: str) -> dict[str, Any]:
+    """A source the environment does not let this contract read (its table is not granted to it:
+    ``input.facts.access``, SW-FACT-002): nothing was read, and SW-FACT-001 stays quiet."""
+    return {"available": False, "configured": True, "refused": True, "error": error}
 
 
 def failed(what: str, exc: BaseException) -> dict[str, Any]:

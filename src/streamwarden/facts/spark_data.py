@@ -14,26 +14,36 @@ checked snapshot plus the old files that their column metrics cannot clear; see 
 from __future__ import annotations
 
 import time
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from streamwarden.facts.data_state import DataStateError, last_checked, load_state, save_state
+from streamwarden.facts.data_run import DataFactsError, DataRun
+from streamwarden.facts.data_state import DataStateError, last_checked, record, state_key, write_state
 from streamwarden.facts.data_stats import (
     Measures,
-    aggregate,
+    aggregate_all,
     duplicate_samples,
-    empty_result,
+    empty_all,
     iso_ms,
     keys_and_nulls,
     not_null_columns,
     record_count_mismatches,
+    result_for,
     snapshot_window,
     time_column,
 )
-from streamwarden.facts.source import GatherContext, available, not_configured, unavailable
+from streamwarden.facts.source import GatherContext, available, not_configured, refused, unavailable
 from streamwarden.facts.spark_session import JAVA_MISSING, get_spark, spark_problem, stop_spark
-from streamwarden.iceberg.catalog import IcebergFactsError, declared_table, describe, open_contract_table
+from streamwarden.iceberg.access import AccessRefused, Reader, access_of
+from streamwarden.iceberg.catalog import (
+    ContractTable,
+    IcebergFactsError,
+    declared_table,
+    describe,
+    open_contract_table,
+)
 from streamwarden.iceberg.scan import (
     DataFileInfo,
     Pruning,
@@ -51,11 +61,19 @@ DEFAULT_WINDOW = 20  # snapshots compared with their summaries in a full scan
 MAX_INCREMENTAL_WINDOW = 200
 
 
-__all__ = ["JAVA_MISSING", "gather", "gather_data", "get_spark", "scan_table", "spark_problem", "stop_spark"]
-
-
-class DataFactsError(Exception):
-    """A gap in the data facts, with a message ready for SW-FACT-001."""
+__all__ = [
+    "JAVA_MISSING",
+    "DataFactsError",
+    "DataRun",
+    "gather",
+    "gather_data",
+    "gather_many",
+    "get_spark",
+    "scan_table",
+    "scan_tables",
+    "spark_problem",
+    "stop_spark",
+]
 
 
 # --- the gatherer -------------------------------------------------------------------------------
@@ -73,35 +91,74 @@ def gather(contract: Mapping[str, Any], env: Mapping[str, Any], ctx: GatherConte
     facts/source.py): the environment's ``spark`` section runs the scan, its ``iceberg`` section
     opens the table (unless ``ctx.table`` holds it already). Not configured when the contract
     declares no data promise. Never raises for a gathering problem: that is an unavailable fact."""
-    if not data_promises(contract):
-        return not_configured()
-    identifier = None
-    props: Mapping[str, str] = {}
-    try:
-        if declared_table(contract) is None:
-            return unavailable("table.catalog and table.identifier must be declared to scan the table's data")
-        spark_env = env.get("spark") or {}
-        problem = spark_problem(spark_env)
-        if problem:
-            return unavailable(problem)
-        ct = ctx.table or open_contract_table(contract, env.get("iceberg"), ctx.root)
-        assert ct is not None  # declared_table said a table is declared
-        identifier, props = ct.identifier, ct.props
-        return scan_table(
-            ct.table,
-            contract,
-            spark_env,
-            ctx.now_ms,
-            catalog=ct.catalog,
-            identifier=ct.identifier,
-            since_snapshot=ctx.since_snapshot,
-            state_file=ctx.state_file,
-            window=ctx.data_window or DEFAULT_WINDOW,
-        )
-    except (IcebergFactsError, DataFactsError, DataStateError) as exc:
-        return unavailable(str(exc))
-    except Exception as exc:  # Spark or storage failure: a gap, never a traceback
-        return unavailable(f"data scan of {identifier} failed: {describe(exc, props)}")
+    return gather_many([contract], env, ctx, [ctx.table], [ctx.reader])[0]
+
+
+@dataclass
+class _Member:
+    index: int
+    contract: Mapping[str, Any]
+    table: ContractTable
+
+
+def gather_many(
+    contracts: Sequence[Mapping[str, Any]],
+    env: Mapping[str, Any],
+    ctx: GatherContext,
+    tables: Sequence[ContractTable | None] | None = None,
+    readers: Sequence[Reader | None] | None = None,
+) -> list[dict[str, Any]]:
+    """``facts.data`` for several contracts: the contracts on one table at one snapshot share one
+    scan, which measures what each of them declares (the union of their columns, keys and time
+    columns); each gets its own facts from it. ``tables``: the tables the iceberg gatherer opened
+    (None where it did not); ``readers``: who reads, for the access rules."""
+    spark_env = env.get("spark") or {}
+    run = ctx.data_run or DataRun(ctx.state_file)
+    show_values = access_of(env.get("iceberg")).show_values
+    out: list[dict[str, Any] | None] = [None] * len(contracts)
+    groups: dict[tuple[str, str, int | None], list[_Member]] = {}
+    for i, contract in enumerate(contracts):
+        if not data_promises(contract):
+            out[i] = not_configured()
+            continue
+        identifier: str | None = None
+        props: Mapping[str, str] = {}
+        try:
+            if declared_table(contract) is None:
+                out[i] = unavailable("table.catalog and table.identifier must be declared to scan the table's data")
+                continue
+            problem = spark_problem(spark_env)
+            if problem:
+                out[i] = unavailable(problem)
+                continue
+            reader = readers[i] if readers is not None else ctx.reader
+            ct = (tables[i] if tables is not None else None) or open_contract_table(
+                contract, env.get("iceberg"), ctx.root, reader
+            )
+            assert ct is not None  # declared_table said a table is declared
+            identifier, props = ct.identifier, ct.props
+            md = ct.table.metadata
+            groups.setdefault((ct.catalog, str(md.table_uuid), md.current_snapshot_id), []).append(
+                _Member(i, contract, ct)
+            )
+        except AccessRefused as exc:
+            out[i] = refused(str(exc))
+        except (IcebergFactsError, DataFactsError) as exc:
+            out[i] = unavailable(str(exc))
+        except Exception as exc:  # a gap, never a traceback
+            out[i] = unavailable(f"data scan of {identifier} failed: {describe(exc, props)}")
+    for members in groups.values():
+        first = members[0].table
+        try:
+            for member, facts in zip(members, _scan_shared(members, spark_env, ctx, run, show_values), strict=True):
+                out[member.index] = facts
+        except (IcebergFactsError, DataFactsError, DataStateError) as exc:
+            for member in members:
+                out[member.index] = unavailable(str(exc))
+        except Exception as exc:  # Spark or storage failure: a gap, never a traceback
+            for member in members:
+                out[member.index] = unavailable(f"data scan of {first.identifier} failed: {describe(exc, first.props)}")
+    return [o if o is not None else not_configured() for o in out]
 
 
 def gather_data(
@@ -131,70 +188,166 @@ def scan_table(
     since_snapshot: int | None = None,
     state_file: Path | None = None,
     window: int = DEFAULT_WINDOW,
+    show_values: bool = True,
 ) -> dict[str, Any]:
     """Facts for an already loaded pyiceberg table (split out for tests and the benchmark)."""
-    started = time.perf_counter()
+    return scan_tables(
+        table,
+        [contract],
+        spark_env,
+        now_ms,
+        catalog=catalog,
+        identifier=identifier,
+        since_snapshot=since_snapshot,
+        state_file=state_file,
+        window=window,
+        show_values=show_values,
+    )[0]
+
+
+def scan_tables(
+    table: Any,
+    contracts: Sequence[Mapping[str, Any]],
+    spark_env: Mapping[str, Any],
+    now_ms: int,
+    *,
+    catalog: str,
+    identifier: str,
+    since_snapshot: int | None = None,
+    state_file: Path | None = None,
+    window: int = DEFAULT_WINDOW,
+    show_values: bool = True,
+    run: DataRun | None = None,
+) -> list[dict[str, Any]]:
+    """Facts for several contracts on one already loaded table, from one shared scan (the benchmark)."""
+    ct = ContractTable(catalog, identifier, table, {})
+    ctx = GatherContext(Path("."), now_ms, since_snapshot=since_snapshot, state_file=state_file, data_window=window)
+    members = [_Member(i, c, ct) for i, c in enumerate(contracts)]
+    return _scan_shared(members, spark_env, ctx, run or DataRun(state_file), show_values)
+
+
+def _rules(contract: Mapping[str, Any]) -> dict[str, Any]:
+    """What the contract checks on the table's rows, by column name: the key of its state."""
     quality = contract.get("quality") or {}
     ret = (contract.get("retention") or {}).get("data") or {}
+    return {
+        "unique": [str(c) for c in quality.get("unique") or []],
+        "not_null": not_null_columns(contract),
+        "freshness": (quality.get("freshness") or {}).get("column"),
+        "retention": ret.get("column"),
+    }
+
+
+@dataclass
+class _Need:
+    """One contract's share of a shared scan."""
+
+    facts: dict[str, Any]
+    m: Measures
+    rules: dict[str, Any]
+    since: int | None
+    since_source: str | None
+    key: str
+    pipeline: str
+
+
+def _scan_shared(
+    members: Sequence[_Member], spark_env: Mapping[str, Any], ctx: GatherContext, run: DataRun, show_values: bool
+) -> list[dict[str, Any]]:
+    """One scan of one table at one snapshot for every member contract; each gets its own facts."""
+    started = time.perf_counter()
+    ct = members[0].table
+    table, now_ms = ct.table, ctx.now_ms
     schema = table.schema()
     names = {f.name: f.field_id for f in schema.fields}
-    wanted_names = [
-        *(quality.get("unique") or []),
-        *not_null_columns(contract),
-        (quality.get("freshness") or {}).get("column"),
-        ret.get("column"),
-    ]
-    plan = plan_table(table, [names[n] for n in wanted_names if n in names])
+    wanted: list[int] = []
+    for member in members:
+        r = _rules(member.contract)
+        for n in [*r["unique"], *r["not_null"], r["freshness"], r["retention"]]:
+            if n in names and names[n] not in wanted:
+                wanted.append(names[n])
+    plan = plan_table(table, wanted)
     if plan.unsupported:
         raise DataFactsError("; ".join(plan.unsupported[:3]))
-    facts = available(
-        catalog=catalog,
-        table=identifier,
-        table_uuid=str(table.metadata.table_uuid),
-        snapshot_id=plan.snapshot_id,
-        sequence_number=plan.sequence_number,
-        snapshot_timestamp_ms=plan.timestamp_ms,
-        schema_id=plan.schema_id,
-        format_version=plan.format_version,
-    )
-    m = Measures()
-    facts["freshness"] = time_column(plan, quality.get("freshness"), m, "fresh", now_ms)
-    facts["retention"] = time_column(plan, ret or None, m, "retention", now_ms)
-    facts["unique"], facts["not_null"] = keys_and_nulls(plan, quality, contract, m)
+    uuid = str(table.metadata.table_uuid)
+    state = run.state()
+    needs: list[_Need] = []
+    for member in members:
+        contract, mct = member.contract, member.table
+        quality = contract.get("quality") or {}
+        ret = (contract.get("retention") or {}).get("data") or {}
+        facts = available(
+            catalog=mct.catalog,
+            table=mct.identifier,
+            table_uuid=uuid,
+            snapshot_id=plan.snapshot_id,
+            sequence_number=plan.sequence_number,
+            snapshot_timestamp_ms=plan.timestamp_ms,
+            schema_id=plan.schema_id,
+            format_version=plan.format_version,
+        )
+        m = Measures()
+        facts["freshness"] = time_column(plan, quality.get("freshness"), m, "fresh", now_ms)
+        facts["retention"] = time_column(plan, ret or None, m, "retention", now_ms)
+        facts["unique"], facts["not_null"] = keys_and_nulls(plan, quality, contract, m)
+        rules = _rules(contract)
+        pipeline = str((contract.get("metadata") or {}).get("name") or "")
+        key = state_key(uuid, pipeline, rules)
+        since, source = (ctx.since_snapshot, "argument") if ctx.since_snapshot is not None else (None, None)
+        if since is None and last_checked(state, key) is not None:
+            since, source = last_checked(state, key), "state"
+        needs.append(_Need(facts, m, rules, since, source, key, pipeline))
 
-    key = str(table.metadata.table_uuid)
-    state = load_state(state_file) if state_file is not None else None
-    since, since_source = (since_snapshot, "argument") if since_snapshot is not None else (None, None)
-    if since is None and last_checked(state, key) is not None:
-        since, since_source = last_checked(state, key), "state"
     read_mode = str(spark_env.get("read") or "files")
-    scope, unscanned, window_snaps, scan = _scope(plan, m, since, read_mode, window)
-    scan["since_source"] = since_source if scan["mode"] == "incremental" else None
-
-    spark = get_spark(spark_env)
-    spark.conf.set("spark.sql.session.timeZone", "UTC")
-    facts["engine"] = _engine(spark, spark_env, read_mode)
-    mapping: dict[str, str] = {}
-    counts: dict[str, int] = {}
+    since = _shared_since(plan, [n.since for n in needs])
+    ms = [n.m for n in needs]
+    scope, unscanned, window_snaps, scan = _scope(plan, ms, since, read_mode, ctx.data_window or DEFAULT_WINDOW)
+    what = f"{ct.catalog}.{ct.identifier}"
+    deletes: list[Any] = []
+    paths: list[str] = []
     if read_mode == "catalog":
-        result, counts, deletes = _read_catalog(spark, spark_env, plan, m, catalog, identifier), {}, []
+        planned = {
+            "files": len(plan.data_files) + len(plan.delete_files),
+            "bytes": sum(f.size for f in plan.data_files) + sum(d.size for d in plan.delete_files),
+            "rows": sum(f.record_count for f in plan.data_files) + sum(d.record_count for d in plan.delete_files),
+        }
     else:
         detect_name_mapped(table, plan, scope)
         deletes = applicable_deletes(scope, plan.delete_files)
         window_ids = {s.snapshot_id for s in window_snaps}
         window_dels = [d for d in plan.delete_files if d.snapshot_id in window_ids]
         paths = list(dict.fromkeys([f.path for f in scope] + [d.path for d in deletes + window_dels]))
-        counts, mapping, result = _read_files(spark, plan, scope, deletes, paths, m)
-    if result["dup_keys"] and facts["unique"] is not None:
-        names = {fid: plan.fields[fid].name for fid in m.key_ids}
-        if read_mode == "catalog":
-            frame = _catalog_frame(spark, spark_env, plan, m, catalog, identifier)
-        else:
-            from streamwarden.iceberg.deletes import live_rows
+        by_path = {f.path: (f.size, f.record_count) for f in scope}
+        by_path.update({d.path: (d.size, d.record_count) for d in [*deletes, *window_dels]})
+        planned = {
+            "files": len(paths),
+            "bytes": sum(by_path[p][0] for p in paths),
+            "rows": sum(by_path[p][1] for p in paths),
+        }
+    run.charge(planned, what)
 
-            frame = live_rows(spark, scope, m.key_ids, plan.types, deletes, mapping)
-        facts["unique"]["samples"] = duplicate_samples(frame, m.key_ids, names)
-    _finish(facts, plan, m, result, unscanned)
+    spark = get_spark(spark_env)
+    spark.conf.set("spark.sql.session.timeZone", "UTC")
+    engine = _engine(spark, spark_env, read_mode)
+    mapping: dict[str, str] = {}
+    counts: dict[str, int] = {}
+    if read_mode == "catalog":
+        shared = _read_catalog(spark, spark_env, plan, ms, ct)
+    else:
+        counts, mapping, shared = _read_files(spark, plan, scope, deletes, paths, ms)
+    samples: dict[tuple[int, ...], list[dict[str, Any]]] = {}
+    if show_values:
+        for key_ids, (dup_keys, _) in shared["dups"].items():
+            if not dup_keys:
+                continue
+            key_names = {fid: plan.fields[fid].name for fid in key_ids}
+            if read_mode == "catalog":
+                frame = _catalog_frame(spark, spark_env, plan, list(key_ids), ct)
+            else:
+                from streamwarden.iceberg.deletes import live_rows
+
+                frame = live_rows(spark, scope, list(key_ids), plan.types, deletes, mapping)
+            samples[key_ids] = duplicate_samples(frame, list(key_ids), key_names)
     scan.update(
         {
             "delete_files": len(plan.delete_files),
@@ -202,26 +355,66 @@ def scan_table(
             "position_delete_files": sum(1 for d in deletes if d.kind == "position"),
             "equality_delete_files": sum(1 for d in deletes if d.kind == "equality"),
             "rows_read": sum(counts.get(f.path, 0) for f in scope) if read_mode != "catalog" else None,
-            "rows_live": result["rows"],
+            "rows_live": shared["rows"],
             "bytes_read": sum(f.size for f in scope) + sum(d.size for d in deletes),
+            "contracts": len(members),
         }
     )
-    scan["rows_deleted"] = None if scan["rows_read"] is None else scan["rows_read"] - result["rows"]
-    facts["snapshots"] = snapshot_window(plan, window_snaps, counts) if read_mode != "catalog" else []
+    scan["rows_deleted"] = None if scan["rows_read"] is None else scan["rows_read"] - shared["rows"]
+    snapshots = snapshot_window(plan, window_snaps, counts) if read_mode != "catalog" else []
     n_bad, bad = record_count_mismatches(scope, counts) if counts else (0, [])
-    facts["record_count_mismatches"] = {"count": n_bad, "files": bad}
-    if state_file is not None and state is not None:
-        held = since if scan["mode"] == "incremental" else None  # a failed fallback starts over in full
-        scan["state"] = save_state(
-            state_file, state, key, f"{catalog}.{identifier}", plan.snapshot_id, facts, held, now_ms
-        )
-    scan["elapsed_ms"] = int((time.perf_counter() - started) * 1000)
-    facts["scan"] = scan
-    return facts
+    out: list[dict[str, Any]] = []
+    for need in needs:
+        facts = need.facts
+        facts["engine"] = dict(engine)
+        _finish(facts, plan, need.m, result_for(shared, need.m), unscanned)
+        if facts["unique"] is not None:
+            facts["unique"]["samples"] = samples.get(tuple(need.m.key_ids), []) if need.m.key_ids else []
+            facts["unique"]["values_shown"] = show_values
+        facts["snapshots"] = [dict(s) for s in snapshots]
+        facts["record_count_mismatches"] = {"count": n_bad, "files": list(bad)}
+        own = dict(scan)
+        own["since_source"] = need.since_source if scan["mode"] == "incremental" else None
+        if run.state_file is not None and state is not None:
+            # held at the contract's own watermark: a failed fallback (not an ancestor) starts over in full
+            held = need.since if need.since is not None and snapshots_after(plan, need.since) is not None else None
+            recorded = record(
+                state,
+                need.key,
+                name=what,
+                pipeline=need.pipeline,
+                rules=need.rules,
+                snapshot_id=plan.snapshot_id,
+                facts=facts,
+                since=held,
+                now_ms=now_ms,
+            )
+            own["state"] = {"file": str(run.state_file), **recorded, "written": not run.read_only}
+        own["elapsed_ms"] = int((time.perf_counter() - started) * 1000)
+        facts["scan"] = own
+        out.append(facts)
+    if run.state_file is not None and state is not None and not run.read_only:
+        write_state(run.state_file, state)
+    return out
+
+
+def _shared_since(plan: TablePlan, sinces: Sequence[int | None]) -> int | None:
+    """The snapshot a shared scan starts after: every contract's rows are checked when it starts
+    after the earliest of their watermarks (a full scan when one of them has none, or when one is
+    not an ancestor of the current snapshot: _scope says so in scan.note)."""
+    if not sinces or any(s is None for s in sinces):
+        return None
+    distinct = list(dict.fromkeys(s for s in sinces if s is not None))
+    if len(distinct) == 1:
+        return distinct[0]
+    afters = [(snapshots_after(plan, s), s) for s in distinct]
+    if any(a is None for a, _ in afters):
+        return None
+    return max(afters, key=lambda pair: len(pair[0] or []))[1]
 
 
 def _scope(
-    plan: TablePlan, m: Measures, since: int | None, read_mode: str, window: int
+    plan: TablePlan, ms: Sequence[Measures], since: int | None, read_mode: str, window: int
 ) -> tuple[list[DataFileInfo], list[DataFileInfo], list[Any], dict[str, Any]]:
     """Files to scan, old files left to their metrics, the snapshot window, and the scan facts."""
     scan: dict[str, Any] = {"mode": "full", "since_snapshot_id": None, "note": None, "data_files": len(plan.data_files)}
@@ -239,19 +432,23 @@ def _scope(
     new_ids = {s.snapshot_id for s in after}
     new = [f for f in plan.data_files if f.snapshot_id in new_ids]
     old = [f for f in plan.data_files if f.snapshot_id not in new_ids]
-    pruning = Pruning(
-        key_ids=m.key_ids,
-        null_ids=m.null_ids,
-        retention=(m.retention[0], m.retention[2]) if m.retention else None,
-        freshness_id=m.fresh[0] if m.fresh else None,
-    )
-    reasons = old_candidates(plan, new, old, pruning)
+    reasons: dict[int, list[str]] = {}
+    for m in ms:  # an old file stays a candidate when any contract's metrics cannot clear it
+        pruning = Pruning(
+            key_ids=m.key_ids,
+            null_ids=m.null_ids,
+            retention=(m.retention[0], m.retention[2]) if m.retention else None,
+            freshness_id=m.fresh[0] if m.fresh else None,
+        )
+        for index, why in old_candidates(plan, new, old, pruning).items():
+            have = reasons.setdefault(index, [])
+            have += [w for w in why if w not in have]
     scope = new + [f for f in old if f.index in reasons]
     unscanned = [f for f in old if f.index not in reasons]
-    why: dict[str, int] = {}
+    counted: dict[str, int] = {}
     for rs in reasons.values():
         for r in rs:
-            why[r] = why.get(r, 0) + 1
+            counted[r] = counted.get(r, 0) + 1
     scan.update(
         {
             "mode": "incremental",
@@ -260,57 +457,75 @@ def _scope(
             "data_files_scanned": len(scope),
             "data_files_new": len(new),
             "data_files_pruned": len(unscanned),
-            "old_files_scanned_for": why,
+            "old_files_scanned_for": counted,
         }
     )
     return scope, unscanned, after[:MAX_INCREMENTAL_WINDOW], scan
 
 
 def _read_files(
-    spark: Any, plan: TablePlan, scope: list[DataFileInfo], deletes: list[Any], paths: list[str], m: Measures
+    spark: Any,
+    plan: TablePlan,
+    scope: list[DataFileInfo],
+    deletes: list[Any],
+    paths: list[str],
+    ms: Sequence[Measures],
 ) -> tuple[dict[str, int], dict[str, str], dict[str, Any]]:
-    """Rows per file (footer-level, also the path mapping), then the one aggregate over live rows."""
+    """Rows per file (footer-level, also the path mapping), then the aggregate over live rows."""
     from streamwarden.iceberg.deletes import file_counts, live_rows, match_paths
 
     spark_counts = file_counts(spark, paths)
     mapping = match_paths(paths, spark_counts)
     counts = {p: spark_counts.get(mapping[p], 0) for p in paths}
     if not scope:
-        return counts, mapping, empty_result(m)
-    live = live_rows(spark, scope, m.read_ids(), plan.types, deletes, mapping)
-    return counts, mapping, aggregate(live, m)
+        return counts, mapping, empty_all(list(ms))
+    read_ids = list(dict.fromkeys(fid for m in ms for fid in m.read_ids()))
+    live = live_rows(spark, scope, read_ids, plan.types, deletes, mapping)
+    return counts, mapping, aggregate_all(live, list(ms))
 
 
-def _catalog_frame(
-    spark: Any, spark_env: Mapping[str, Any], plan: TablePlan, m: Measures, catalog: str, identifier: str
-) -> Any:
+def spark_table_name(spark_catalog: str, table: ContractTable) -> str:
+    """The table's name for Spark's parser, every part quoted (backticks doubled inside): Spark
+    reads exactly the namespace and table PyIceberg opened, whatever characters they hold; a
+    ``.``, a quote, a comment marker or a ``/`` in a part is a character of that part, never
+    syntax or a path."""
+    name = getattr(table.table, "name", None)
+    parts = list(name()) if callable(name) else table.identifier.split(".")
+    if len(parts) > 1 and parts[0] == table.catalog and len(parts) > len(table.identifier.split(".")):
+        parts = parts[1:]  # some catalogs put their own name first
+    return ".".join("`" + str(p).replace("`", "``") + "`" for p in [spark_catalog, *parts])
+
+
+def _catalog_frame(spark: Any, spark_env: Mapping[str, Any], plan: TablePlan, ids: list[int], ct: ContractTable) -> Any:
     from pyspark.sql import functions as F
 
     from streamwarden.iceberg.deletes import col_name
 
-    name = str(spark_env.get("catalog") or catalog)
-    reader = spark.read.format("iceberg")
+    name = spark_table_name(str(spark_env.get("catalog") or ct.catalog), ct)
+    reader = spark.read
     if plan.snapshot_id is not None:  # the snapshot PyIceberg planned, even if a commit lands meanwhile
         reader = reader.option("snapshot-id", str(plan.snapshot_id))
-    df = reader.load(f"{name}.{identifier}")
-    return df.select(*[F.col(f"`{plan.fields[fid].name}`").alias(col_name(fid)) for fid in m.read_ids()])
+    df = reader.table(name)  # a table name, never a path: DataFrameReader.load would read one with a '/'
+    quoted = ["`" + plan.fields[fid].name.replace("`", "``") + "`" for fid in ids]
+    return df.select(*[F.col(q).alias(col_name(fid)) for q, fid in zip(quoted, ids, strict=True)])
 
 
 def _read_catalog(
-    spark: Any, spark_env: Mapping[str, Any], plan: TablePlan, m: Measures, catalog: str, identifier: str
+    spark: Any, spark_env: Mapping[str, Any], plan: TablePlan, ms: Sequence[Measures], ct: ContractTable
 ) -> dict[str, Any]:
     if plan.snapshot_id is None:
-        return empty_result(m)
-    name = str(spark_env.get("catalog") or catalog)
+        return empty_all(list(ms))
+    name = str(spark_env.get("catalog") or ct.catalog)
+    read_ids = list(dict.fromkeys(fid for m in ms for fid in m.read_ids()))
     try:
-        frame = _catalog_frame(spark, spark_env, plan, m, catalog, identifier)
+        frame = _catalog_frame(spark, spark_env, plan, read_ids, ct)
     except Exception as exc:
         raise DataFactsError(
-            f"spark.read is 'catalog' but Spark cannot read {name}.{identifier} through an Iceberg catalog "
+            f"spark.read is 'catalog' but Spark cannot read {name}.{ct.identifier} through an Iceberg catalog "
             f"(configure spark.sql.catalog.{name} and the iceberg-spark-runtime jar in spark.conf): "
             f"{describe(exc)}"
         ) from None
-    return aggregate(frame, m)
+    return aggregate_all(frame, list(ms))
 
 
 def _finish(

@@ -2,7 +2,10 @@
 
 Catalog properties come from ``streamwarden.yaml`` (``environments.<env>.iceberg.catalogs.<name>``,
 passed to pyiceberg's ``load_catalog`` unchanged), merged by pyiceberg with its own
-``~/.pyiceberg.yaml`` and ``PYICEBERG_CATALOG__<NAME>__<KEY>`` variables. Relative SQLite and
+``~/.pyiceberg.yaml`` and ``PYICEBERG_CATALOG__<NAME>__<KEY>`` variables. A catalog that
+``streamwarden.yaml`` does not configure is opened from PyIceberg's own configuration only when the
+environment opts in (``use_pyiceberg_config: true``); which tables a contract may open at all is
+decided by ``streamwarden.iceberg.access`` before the catalog is touched. Relative SQLite and
 warehouse paths are resolved against the directory of ``streamwarden.yaml``. The checker only
 reads: the SQL catalog is opened with ``init_catalog_tables=false`` and a missing SQLite file is an
 error, never a new empty catalog.
@@ -19,12 +22,13 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
 from streamwarden import secrets
 from streamwarden.iceberg import compat
+from streamwarden.iceberg.access import AccessRefused, Decision, Reader, access_of, decide
 
 _SECRET_KEY = re.compile(
     r"secret|password|passwd|token|credential|key|auth|session|signature|sas|connection[_.-]?string", re.IGNORECASE
@@ -133,11 +137,20 @@ def resolve_properties(props: Mapping[str, Any], root: Path) -> dict[str, str]:
     return out
 
 
-def catalog_properties(name: str, catalogs: Mapping[str, Any] | None, root: Path) -> dict[str, str]:
-    """The properties for catalog ``name``: streamwarden.yaml first, else pyiceberg's own config."""
+def catalog_properties(
+    name: str, catalogs: Mapping[str, Any] | None, root: Path, *, use_pyiceberg_config: bool = False
+) -> dict[str, str]:
+    """The properties for catalog ``name``: streamwarden.yaml's, else (``use_pyiceberg_config``
+    only) pyiceberg's own config."""
     configured = (catalogs or {}).get(name)
     if isinstance(configured, Mapping):
         return resolve_properties(configured, root)
+    if not use_pyiceberg_config:
+        known = ", ".join(sorted(catalogs or {})) or "none"
+        raise IcebergFactsError(
+            f"catalog '{name}' (table.catalog) is not configured for this environment: add it under "
+            f"environments.<env>.iceberg.catalogs.{name} in streamwarden.yaml (configured: {known})"
+        )
     try:
         from pyiceberg.utils.config import Config
     except ImportError:
@@ -152,7 +165,8 @@ def catalog_properties(name: str, catalogs: Mapping[str, Any] | None, root: Path
     raise IcebergFactsError(
         f"catalog '{name}' (table.catalog) is not configured for this environment: add it under "
         f"environments.<env>.iceberg.catalogs.{name} in streamwarden.yaml (configured: {known}), "
-        f"or in PyIceberg's .pyiceberg.yaml / PYICEBERG_CATALOG__{name.upper()}__* variables"
+        f"or in PyIceberg's .pyiceberg.yaml / PYICEBERG_CATALOG__{name.upper()}__* variables "
+        "(the environment sets use_pyiceberg_config: true)"
     )
 
 
@@ -234,19 +248,63 @@ def declared_table(contract: Mapping[str, Any]) -> tuple[str, str] | None:
     return str(catalog_name), str(identifier)
 
 
+def reader_of(contract: Mapping[str, Any]) -> Reader:
+    """Who reads, outside a pull request: the contract's own owner."""
+    owner = (contract.get("metadata") or {}).get("owner") if isinstance(contract.get("metadata"), Mapping) else None
+    name = (contract.get("metadata") or {}).get("name") if isinstance(contract.get("metadata"), Mapping) else None
+    return Reader(owner=str(owner) if owner else None, pipeline=str(name) if name else None)
+
+
+def table_decision(
+    contract: Mapping[str, Any], iceberg_env: Mapping[str, Any] | None, reader: Reader | None = None
+) -> Decision | None:
+    """The access decision for the contract's table (streamwarden.iceberg.access); None when the
+    contract declares no complete table or the environment has no iceberg section (nothing is
+    read). ``reader`` None: the contract's own owner, no pull request."""
+    try:
+        name = declared_table(contract)
+    except IcebergFactsError:
+        return None
+    access = access_of(iceberg_env)
+    if name is None or not access.configured:
+        return None
+    return decide(access, reader or reader_of(contract), *name)
+
+
 def open_contract_table(
-    contract: Mapping[str, Any], iceberg_env: Mapping[str, Any] | None, root: Path
+    contract: Mapping[str, Any],
+    iceberg_env: Mapping[str, Any] | None,
+    root: Path,
+    reader: Reader | None = None,
+    *,
+    command_line: bool = False,
 ) -> ContractTable | None:
     """Open the contract's table through the catalog ``iceberg_env`` configures (the environment's
-    ``iceberg`` section, may be None; ``root``: the directory of streamwarden.yaml). None when the
-    contract declares no table; every failure is an IcebergFactsError with a redacted message."""
+    ``iceberg`` section, may be None; ``root``: the directory of streamwarden.yaml), when the
+    environment lets ``reader`` read it (AccessRefused otherwise). None when the contract declares
+    no table; every failure is an IcebergFactsError with a redacted message. ``command_line``: the
+    table was named on the command line (``init --table``), not by a contract: only the catalog rule
+    applies, not the grants."""
     name = declared_table(contract)
     if name is None:
         return None
     catalog_name, identifier = name
+    access = access_of(iceberg_env)
+    if not access.configured:  # no iceberg section: a gap in the facts (SW-FACT-001), no table is opened
+        raise IcebergFactsError(
+            f"the environment has no iceberg section: add environments.<env>.iceberg.catalogs.{catalog_name} "
+            f"to streamwarden.yaml to read {identifier}"
+        )
+    if command_line:
+        access, reader = replace(access, grants=None), Reader()
+    decision = decide(access, reader or reader_of(contract), catalog_name, identifier)
+    if not decision.allowed:
+        raise AccessRefused(decision)
     props: dict[str, str] = {}
     try:
-        props = catalog_properties(catalog_name, (iceberg_env or {}).get("catalogs"), root)
+        props = catalog_properties(
+            catalog_name, (iceberg_env or {}).get("catalogs"), root, use_pyiceberg_config=access.use_pyiceberg_config
+        )
         with compat.recording() as adapted:
             table = open_table(open_catalog(catalog_name, props), catalog_name, identifier, props)
     except IcebergFactsError:
