@@ -320,3 +320,17 @@ def test_self_check_mode_catches_a_hit_the_contract_review_would_list(tmp_path: 
         )
     )
     assert proc.code == 2 and "whose review lists changes" in proc.stderr, proc
+
+
+def test_the_only_built_in_file_a_static_check_evaluates_that_may_read_the_time_is_the_waiver_expiry() -> None:
+    """The cache knows the reads of the time of the built-in waiver package only (it compares the
+    time with each waiver's end): any other built-in file a static check selects that may read it
+    would make every result hold for one instant. A file whose conditions (METADATA
+    custom.requires) a static document fails (live facts, a base, the gate) may read it freely."""
+    from streamwarden.engine import load_policy_set
+
+    policy_set = load_policy_set(builtin_tests=False)
+    static = {"contract": {}, "base": None, "facts": {"deployment": {"configured": True}}, "now_ms": 0, "mode": "check"}
+    readers = {f.display for f in policy_set.files_for(static) if f.now_reads}
+    assert readers == {"policies/streamwarden/waiver.rego"}
+    assert all(f.package == "streamwarden.waiver" for f in policy_set.files if f.display in readers)

@@ -11,21 +11,23 @@ for the contract's):
 - the policy set (the source of every built-in and custom file, as loaded: in a pull request the
   trusted ref's), the engine and its version, streamwarden's version and the hash of its own
   package files (schemas and key lists included), the repository root, ``flink.known_keys``;
-- time: a result that a policy computed from ``input.now_ms`` is valid only as of the same time.
-  The built-in pack of a static check reads it in one place, waiver expiry (SW-WAIVER-001): the
-  entry records, for each waiver's end, whether it had passed, and is reused only while each
-  still has or has not (an expired waiver's finding shows ``now_ms`` itself: such an entry needs
-  the same ``now``, i.e. a ``--now`` replay). Any other policy file that mentions ``now`` and is
-  evaluated for the contract (a custom one, or a live rule) makes the entry valid for that exact
-  ``now_ms`` only.
+- time, decided from what the evaluation read (``timing_for``), never from a policy's text: the
+  engine says which policy files' read sites of ``input.now_ms`` ran (engine/timeread.py,
+  ``Engine.evaluate_reading``). None: the result holds at any time. Only the built-in waiver
+  package (SW-WAIVER-001's expiry, the one such read of a static check's built-in files): it
+  compares the time with each waiver's end, so the entry holds from the waiver end at or before
+  its time to the next one after it, and the places where its findings show the time (an expired
+  waiver's evidence) show the time of the run that reuses it. Anything else (a custom policy
+  whose read of the time ran, however it reached it): only at that exact time (a ``--now`` replay).
 
 Not cached: live facts (a run with ``--env`` neither reads nor writes the cache), a contract that
 does not load (its errors are reported afresh), a contract a pull request changes (its base and
 history are part of its input; an unchanged one under unchanged policies is evaluated without its
 base, so its entry is the plain check's), runs that keep every input document (``diff``). The
 contract review of ``check --base --format markdown|github`` uses the cache: its hits are the
-contracts the pull request leaves as they are, whose review entry is empty with or without
-their input.
+contracts the pull request leaves as they are (``RunResult.cached``), for which the review lists
+nothing (an entry with a finding of a rule that compares with the base is a miss there: the
+review would list it with the contract's consumers).
 
 Entries are data, never code: one JSON file each, checked field by field when read (a file that
 is not a valid entry for its key is a miss and is overwritten), written to a temporary file and
@@ -36,7 +38,9 @@ looks each file up there first (the same run again, or in a pull request the bas
 then in its own file; a pack entry is checked exactly as an entry file is (key, fields, time,
 the files it read). A cache directory with files that git
 tracks is not used: a commit cannot plant results. In self-check mode
-(``STREAMWARDEN_SELF_CHECK=1``) every hit is evaluated again and a difference is an error.
+(``STREAMWARDEN_SELF_CHECK=1``) a run answers from the cache as any run does, then evaluates every
+hit again: a difference in what it reports, or a hit the contract review would list as changed,
+is an error.
 """
 
 from __future__ import annotations
@@ -252,7 +256,7 @@ def timing_for(
     contract_data: dict[str, Any],
     now: int,
     found: list[Finding],
-    evaluate_at: Callable[[int], list[Finding]],
+    evaluate_at: Callable[[int, list[str]], list[Finding]],
 ) -> Timing:
     """How long a result computed at ``now`` holds, from what its evaluation read.
 
@@ -263,23 +267,23 @@ def timing_for(
     else, so the result holds between the waiver end at or before ``now`` and the next one after
     it, as long as no other evaluated file may read that package's rules (a custom file that
     references ``data.streamwarden.waiver`` would see the time through them). It also copies the
-    time into an expired waiver's evidence: evaluating once more at another instant of the interval
-    (``evaluate_at``) shows where (a value that is ``now`` there and the other instant here);
-    anything else that differs makes the result hold only at ``now``. Any other file that read
-    the time (a custom policy, whose use of it the cache cannot know): only at ``now``."""
+    time into an expired waiver's evidence: evaluating that package (``evaluate_at``: the findings
+    of the given packages at a time) at ``now`` and at another instant of the interval shows where
+    (a value that is ``now`` in one and the other instant in the other); anything else that
+    differs makes the result hold only at ``now``. Any other file that read the time (a custom
+    policy, whose use of it the cache cannot know): only at ``now``."""
     if not reads:
         return Timing()
     modelled = {f.display for f in files if f.builtin and f.package == _WAIVER_PACKAGE}
     if not reads <= modelled:
         return Timing(exact=now)
-    waivers = contract_data.get("waivers")
-    ends = sorted(
-        {
-            w["expires_end_ms"]
-            for w in (waivers if isinstance(waivers, list) else [])
-            if isinstance(w, dict) and _is_int(w.get("expires_end_ms"))
-        }
-    )
+    waivers = contract_data.get("waivers") or []
+    if not isinstance(waivers, list):
+        return Timing(exact=now)
+    compared = [w.get("expires_end_ms") for w in waivers if isinstance(w, dict)]
+    ends = sorted({e for e in compared if e is not None})
+    if not all(_is_int(e) for e in ends):
+        return Timing(exact=now)  # an end that is no integer (not a contract's): compared how, unknown
     if not ends:
         return Timing()  # no waiver end to compare the time with: the package never reads it
     from streamwarden.engine.timeread import may_reference
@@ -294,10 +298,29 @@ def timing_for(
         other = now - 1
     else:
         return Timing(exact=now)  # an interval of one millisecond
-    clock = clock_paths(found, evaluate_at(other), now, other)
-    if clock is None:
+    packages = [_WAIVER_PACKAGE]
+    here = evaluate_at(now, packages)
+    clock = clock_paths(here, evaluate_at(other, packages), now, other)
+    at = _positions(here, found)
+    if clock is None or at is None:
         return Timing(exact=now)
-    return Timing(valid_from=valid_from, valid_until=valid_until, clock=clock)
+    return Timing(valid_from=valid_from, valid_until=valid_until, clock=[(at[i], path) for i, path in clock])
+
+
+def _positions(part: list[Finding], found: list[Finding]) -> list[int] | None:
+    """Where each finding of ``part`` (one package's, evaluated on its own) is in ``found`` (the
+    whole evaluation's, at the same time); None if one is not there."""
+    rows = [json.dumps(finding_to_json(f), sort_keys=True) for f in found]
+    used: set[int] = set()
+    out: list[int] = []
+    for f in part:
+        row = json.dumps(finding_to_json(f), sort_keys=True)
+        i = next((i for i, r in enumerate(rows) if r == row and i not in used), None)
+        if i is None:
+            return None
+        used.add(i)
+        out.append(i)
+    return out
 
 
 def clock_paths(here: list[Finding], there: list[Finding], now: int, other: int) -> list[tuple[int, ClockPath]] | None:

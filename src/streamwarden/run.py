@@ -744,7 +744,7 @@ def _remember(
         contract_data=contract.data,
         now=ctx.now,
         found=found,
-        evaluate_at=lambda t: evaluate_contract(engine, policy_set, contract, {**evaluated, "now_ms": t}),
+        evaluate_at=lambda t, packages: _evaluate(engine, policy_set, contract, {**evaluated, "now_ms": t}, packages),
     )
     entry = Entry(
         name=contract.name,
