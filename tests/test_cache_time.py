@@ -334,3 +334,8 @@ def test_the_only_built_in_file_a_static_check_evaluates_that_may_read_the_time_
     readers = {f.display for f in policy_set.files_for(static) if f.now_reads}
     assert readers == {"policies/streamwarden/waiver.rego"}
     assert all(f.package == "streamwarden.waiver" for f in policy_set.files if f.display in readers)
+    # where it reads it: each site compares the time with a waiver's end (cache.timing_for knows
+    # those thresholds). A new read site must be taught to timing_for before this count changes.
+    (waiver,) = [f for f in policy_set.files if f.display == "policies/streamwarden/waiver.rego"]
+    lines = waiver.source.splitlines()
+    assert [lines[first - 1].strip() for first, _ in waiver.now_reads] == ["now_ms := input.now_ms"]

@@ -73,8 +73,12 @@ MAX_PACKS = 4
 MAX_PACK_BYTES = 128 * 1024 * 1024
 _EVICT_SLACK = 0.1  # evict down to 90% of MAX_ENTRIES, so eviction does not run on every write
 # The one built-in package whose reads of the time the cache knows: it compares input.now_ms with
-# each waiver's expires_end_ms, and shows it in an expired waiver's evidence (timing_for)
+# each waiver's expires_end_ms (and, where the document carries config.waivers.max_horizon_ms,
+# with the instant the expires day comes within that horizon), and shows it in an expired
+# waiver's evidence (timing_for). tests/test_cache_time.py counts its read sites: a new one must
+# be taught here first.
 _WAIVER_PACKAGE = "streamwarden.waiver"
+_DAY_MS = 86_400_000
 
 
 def _sha(*parts: str | bytes) -> str:
@@ -253,7 +257,7 @@ def timing_for(
     *,
     reads: frozenset[str],
     files: list[Any],
-    contract_data: dict[str, Any],
+    document: dict[str, Any],
     now: int,
     found: list[Finding],
     evaluate_at: Callable[[int, list[str]], list[Finding]],
@@ -262,10 +266,12 @@ def timing_for(
 
     ``reads``: the policy files (display names) that may have read ``input.now_ms`` in the
     evaluation (the engine says which: ``Engine.evaluate_reading``); ``files``: the files selected
-    for the document. None read it: the result holds at any time. Only the built-in waiver package
-    read it: that package compares the time with each waiver's ``expires_end_ms`` and nothing
-    else, so the result holds between the waiver end at or before ``now`` and the next one after
-    it, as long as no other evaluated file may read that package's rules (a custom file that
+    for the ``document`` evaluated. None read it: the result holds at any time. Only the built-in
+    waiver package read it: that package compares the time with each waiver's ``expires_end_ms``
+    (and, with a ``config.waivers.max_horizon_ms`` in the document, with that end less a day and
+    the horizon: when the expires day comes within reach) and nothing else, so the result holds
+    between the threshold at or before ``now`` and the next one after it, as long as no other
+    evaluated file may read that package's rules (a custom file that
     references ``data.streamwarden.waiver`` would see the time through them). It also copies the
     time into an expired waiver's evidence: evaluating that package (``evaluate_at``: the findings
     of the given packages at a time) at ``now`` and at another instant of the interval shows where
@@ -277,13 +283,9 @@ def timing_for(
     modelled = {f.display for f in files if f.builtin and f.package == _WAIVER_PACKAGE}
     if not reads <= modelled:
         return Timing(exact=now)
-    waivers = contract_data.get("waivers") or []
-    if not isinstance(waivers, list):
+    ends = _waiver_thresholds(document)
+    if ends is None:
         return Timing(exact=now)
-    compared = [w.get("expires_end_ms") for w in waivers if isinstance(w, dict)]
-    ends = sorted({e for e in compared if e is not None})
-    if not all(_is_int(e) for e in ends):
-        return Timing(exact=now)  # an end that is no integer (not a contract's): compared how, unknown
     if not ends:
         return Timing()  # no waiver end to compare the time with: the package never reads it
     from streamwarden.engine.timeread import may_reference
@@ -305,6 +307,23 @@ def timing_for(
     if clock is None or at is None:
         return Timing(exact=now)
     return Timing(valid_from=valid_from, valid_until=valid_until, clock=[(at[i], path) for i, path in clock])
+
+
+def _waiver_thresholds(document: dict[str, Any]) -> list[int] | None:
+    """The instants the built-in waiver package compares the time with, for ``document``; None
+    when a value it compares with is not what a contract and a configuration hold (unknown)."""
+    contract = document.get("contract")
+    waivers = (contract.get("waivers") if isinstance(contract, dict) else None) or []
+    config = document.get("config")
+    horizon = ((config.get("waivers") or {}) if isinstance(config, dict) else {}).get("max_horizon_ms")
+    if not isinstance(waivers, list) or (horizon is not None and not _is_int(horizon)):
+        return None
+    compared = [w.get("expires_end_ms") for w in waivers if isinstance(w, dict)]
+    ends = [e for e in compared if e is not None]
+    if not all(_is_int(e) for e in ends):
+        return None
+    shifts = [0] if horizon is None else [0, -_DAY_MS - int(horizon)]
+    return sorted({int(e) + shift for e in ends for shift in shifts})
 
 
 def _positions(part: list[Finding], found: list[Finding]) -> list[int] | None:

@@ -741,7 +741,7 @@ def _remember(
     timing = timing_for(
         reads=reads,
         files=policy_set.files_for(evaluated),
-        contract_data=contract.data,
+        document=evaluated,
         now=ctx.now,
         found=found,
         evaluate_at=lambda t, packages: _evaluate(engine, policy_set, contract, {**evaluated, "now_ms": t}, packages),
