@@ -19,7 +19,19 @@ REPO = Path(__file__).resolve().parent.parent
 
 
 def _fields(f: policyset.PolicyFile) -> tuple[object, ...]:
-    return (f.display, f.source, f.package, f.builtin, f.is_test, f.rule_sets, f.tests, f.requires, f.metadata)
+    return (
+        f.display,
+        f.source,
+        f.package,
+        f.builtin,
+        f.is_test,
+        f.rule_sets,
+        f.tests,
+        f.requires,
+        f.metadata,
+        f.now_reads,
+        f.data_refs,
+    )
 
 
 def test_the_index_is_current() -> None:

@@ -95,7 +95,7 @@ def test_a_file_the_run_has_read_is_hashed_from_those_bytes(tmp_path: Path) -> N
         answer = prefetch.take()
         assert read not in answer and set(answer) == set(deps[1:])
         # the lookups: readahead first, then the child's answer, else the file now
-        results = ResultCache(directory, cache.Context(key="k", time_relative=frozenset()), lambda rule: (rule, ""))
+        results = ResultCache(directory, cache.Context(key="k"), lambda rule: (rule, ""))
         results.use_prefetched({**answer, read: "0" * 64, "/nowhere/else.yaml": "1" * 64})
         assert results.state(read) == _sha(read, b"the bytes this run parsed")
         assert results.state(deps[1]) == file_state(deps[1])

@@ -168,9 +168,13 @@ def test_now_crossing_a_waiver_expiry_misses(tmp_path: Path) -> None:
     assert stats(after) == (0, 1)
     assert any(f[1] == "SW-WAIVER-001" for f in findings(after))
     assert any(f[1] == "SW-STATE-002" and not f[3] for f in findings(after))  # no longer waived
-    # an expired waiver's finding shows now_ms: only the same time may reuse it
+    # an expired waiver's finding shows now_ms: the entry holds until the next waiver end (here
+    # none), and a hit shows its own time there (self-check mode evaluates it again and compares)
     assert stats(check(root, now="2027-01-01T00:00:00Z")) == (1, 0)
-    assert stats(check(root, now="2027-01-02T00:00:00Z")) == (0, 1)
+    later = check(root, now="2027-01-02T00:00:00Z")
+    assert stats(later) == (1, 0)
+    (expired,) = [f for f in later.json()["findings"] if f["rule"] == "SW-WAIVER-001"]
+    assert expired["evidence"]["now_ms"] == 1798848000000  # 2027-01-02T00:00:00Z
 
 
 def test_now_bringing_a_waiver_within_the_horizon_misses(tmp_path: Path) -> None:

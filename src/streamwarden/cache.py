@@ -11,22 +11,24 @@ for the contract's):
 - the policy set (the source of every built-in and custom file, as loaded: in a pull request the
   trusted ref's), the engine and its version, streamwarden's version and the hash of its own
   package files (schemas and key lists included), the repository root, ``flink.known_keys``;
-- time: a result that a policy computed from ``input.now_ms`` is valid only as of the same time.
-  The built-in pack of a static check reads it in one place, waiver expiry and horizon
-  (SW-WAIVER-001): the entry records, for each waiver's end, whether it had passed, and for each
-  waiver's expires day whether it had come within ``waivers.max_horizon`` (part of the key), and is
-  reused only while each still has or has not (an expired waiver's finding shows ``now_ms`` itself:
-  such an entry needs the same ``now``, i.e. a ``--now`` replay). Any other policy file that mentions ``now`` and is
-  evaluated for the contract (a custom one, or a live rule) makes the entry valid for that exact
-  ``now_ms`` only.
+- time, decided from what the evaluation read (``timing_for``), never from a policy's text: the
+  engine says which policy files' read sites of ``input.now_ms`` ran (engine/timeread.py,
+  ``Engine.evaluate_reading``). None: the result holds at any time. Only the built-in waiver
+  package (SW-WAIVER-001's expiry and horizon, the one such read of a static check's built-in
+  files): it compares the time with each waiver's end and with the instant its expires day comes
+  within ``waivers.max_horizon`` (part of the key), so the entry holds from the waiver end at or before
+  its time to the next one after it, and the places where its findings show the time (an expired
+  waiver's evidence) show the time of the run that reuses it. Anything else (a custom policy
+  whose read of the time ran, however it reached it): only at that exact time (a ``--now`` replay).
 
 Not cached: live facts (a run with ``--env`` neither reads nor writes the cache), a contract that
 does not load (its errors are reported afresh), a contract a pull request changes (its base and
 history are part of its input; an unchanged one under unchanged policies is evaluated without its
 base, so its entry is the plain check's), runs that keep every input document (``diff``). The
 contract review of ``check --base --format markdown|github`` uses the cache: its hits are the
-contracts the pull request leaves as they are, whose review entry is empty with or without
-their input.
+contracts the pull request leaves as they are (``RunResult.cached``), for which the review lists
+nothing (an entry with a finding of a rule that compares with the base is a miss there: the
+review would list it with the contract's consumers).
 
 Entries are data, never code: one JSON file each, checked field by field when read (a file that
 is not a valid entry for its key is a miss and is overwritten), written to a temporary file and
@@ -37,7 +39,9 @@ looks each file up there first (the same run again, or in a pull request the bas
 then in its own file; a pack entry is checked exactly as an entry file is (key, fields, time,
 the files it read). A cache directory with files that git
 tracks is not used: a commit cannot plant results. In self-check mode
-(``STREAMWARDEN_SELF_CHECK=1``) every hit is evaluated again and a difference is an error.
+(``STREAMWARDEN_SELF_CHECK=1``) a run answers from the cache as any run does, then evaluates every
+hit again: a difference in what it reports, or a hit the contract review would list as changed,
+is an error.
 """
 
 from __future__ import annotations
@@ -60,7 +64,8 @@ from streamwarden import __version__, readahead
 from streamwarden.findings import Finding, unwrap
 from streamwarden.yamlsafe import MAX_BYTES, READ_FLAGS, read_bounded, read_to_end
 
-FORMAT = "streamwarden-cache/3"  # 2: findings without their rule's title and remediation; 3: as arrays
+# 2: findings without their rule's title and remediation; 3: as arrays; 4: valid for an interval of time
+FORMAT = "streamwarden-cache/4"
 DEFAULT_DIR = ".streamwarden-cache"
 MAX_ENTRIES = 20_000  # about 3 KB each: a few tens of MB at most
 MAX_ENTRY_BYTES = 4 * 1024 * 1024
@@ -68,11 +73,13 @@ PACKS_DIR = "packs"  # a run's entries in one file: the next run reads one file,
 MAX_PACKS = 4
 MAX_PACK_BYTES = 128 * 1024 * 1024
 _EVICT_SLACK = 0.1  # evict down to 90% of MAX_ENTRIES, so eviction does not run on every write
+# The one built-in package whose reads of the time the cache knows: it compares input.now_ms with
+# each waiver's expires_end_ms (and, where the document carries config.waivers.max_horizon_ms,
+# with the instant the expires day comes within that horizon), and shows it in an expired
+# waiver's evidence (timing_for). tests/test_cache_time.py counts its read sites: a new one must
+# be taught here first.
 _WAIVER_PACKAGE = "streamwarden.waiver"
 _DAY_MS = 86_400_000
-# a policy that reads the time: input.now_ms (the only time a policy has), time.now_ns (refused in
-# custom files, never in built-in ones)
-_NOW = re.compile(r"now_(?:ms|ns)")  # built-in: reads now_ms only against waivers' expires_end_ms
 
 
 def _sha(*parts: str | bytes) -> str:
@@ -146,11 +153,6 @@ class Context:
     """The run's part of every key."""
 
     key: str
-    # policy files (display names) whose source mentions ``now``; the built-in waiver package aside
-    time_relative: frozenset[str]
-    # ``waivers.max_horizon`` in ms: a waiver whose expires day begins later than now plus this is
-    # refused (SW-WAIVER-001), so when it comes within reach is a threshold of the entry's timing
-    waiver_horizon_ms: int = 365 * 86_400_000
 
 
 def make_context(
@@ -165,12 +167,9 @@ def make_context(
 ) -> Context:
     parts: list[str] = [FORMAT, tool_fingerprint(), engine_fingerprint(engine, engine_options)]
     parts += [str(root.resolve()), json.dumps(sorted(known_keys)), mode, str(waiver_horizon_ms)]
-    relative: set[str] = set()
     for f in policy_files:
         parts += [f.display, f.package, "builtin" if f.builtin else "custom", f.source]
-        if _NOW.search(f.source) and not (f.builtin and f.package == _WAIVER_PACKAGE):
-            relative.add(f.display)
-    return Context(key=_sha(*parts), time_relative=frozenset(relative), waiver_horizon_ms=waiver_horizon_ms)
+    return Context(key=_sha(*parts))
 
 
 def file_key(context: Context, shown: str, resolved: Path, text: str) -> str:
@@ -232,34 +231,200 @@ def file_state(path: str, limit: int | None = None) -> str:
     return _sha(where, data)
 
 
+ClockPath = list[str | int]  # a path into a finding's evidence: keys and list indexes
+
+
 @dataclass
 class Timing:
-    """How a result depends on ``now``: not at all, on which waiver ends have passed, or exactly."""
+    """When an entry's findings hold: for every ``now`` in [``valid_from``, ``valid_until``)
+    (None: unbounded on that side), or only at ``exact`` (a ``--now`` replay of the same instant).
+    ``clock``: where the findings show the time they were computed at (a finding's index, and the
+    path to the value in its evidence); a hit shows its own time there, as a fresh evaluation
+    would."""
 
-    exact_now: int | None = None
-    thresholds: list[tuple[int, bool]] = field(default_factory=list)
+    valid_from: int | None = None
+    valid_until: int | None = None
+    exact: int | None = None
+    clock: list[tuple[int, ClockPath]] = field(default_factory=list)
 
     def holds(self, now: int) -> bool:
-        if self.exact_now is not None and self.exact_now != now:
-            return False
-        return all((now >= end) == passed for end, passed in self.thresholds)
+        if self.exact is not None:
+            return now == self.exact
+        return (self.valid_from is None or now >= self.valid_from) and (
+            self.valid_until is None or now < self.valid_until
+        )
 
 
-def timing_for(context: Context, contract_data: dict[str, Any], evaluated: Iterable[str], now: int) -> Timing:
-    """``evaluated``: the display names of the policy files selected for the contract's input."""
-    thresholds: list[tuple[int, bool]] = []
-    expired = False
-    waivers = contract_data.get("waivers")
-    for w in waivers if isinstance(waivers, list) else []:
-        end = w.get("expires_end_ms") if isinstance(w, dict) else None
-        if isinstance(end, int) and not isinstance(end, bool):
-            expired = expired or now >= end
-            thresholds.append((end, now >= end))
-            # the expires day begins at end - 1 day; it is within reach once now + horizon gets there
-            within = end - _DAY_MS - context.waiver_horizon_ms
-            thresholds.append((within, now >= within))
-    exact = expired or any(d in context.time_relative for d in evaluated)
-    return Timing(exact_now=now if exact else None, thresholds=thresholds)
+def timing_for(
+    *,
+    reads: frozenset[str],
+    files: list[Any],
+    document: dict[str, Any],
+    now: int,
+    found: list[Finding],
+    evaluate_at: Callable[[int, list[str]], list[Finding]],
+) -> Timing:
+    """How long a result computed at ``now`` holds, from what its evaluation read.
+
+    ``reads``: the policy files (display names) that may have read ``input.now_ms`` in the
+    evaluation (the engine says which: ``Engine.evaluate_reading``); ``files``: the files selected
+    for the ``document`` evaluated. None read it: the result holds at any time. Only the built-in
+    waiver package read it: that package compares the time with each waiver's ``expires_end_ms``
+    (and, with a ``config.waivers.max_horizon_ms`` in the document, with that end less a day and
+    the horizon: when the expires day comes within reach) and nothing else, so the result holds
+    between the threshold at or before ``now`` and the next one after it, as long as no other
+    evaluated file may read that package's rules (a custom file that
+    references ``data.streamwarden.waiver`` would see the time through them). It also copies the
+    time into an expired waiver's evidence: evaluating that package (``evaluate_at``: the findings
+    of the given packages at a time) at ``now`` and at another instant of the interval shows where
+    (a value that is ``now`` in one and the other instant in the other); anything else that
+    differs makes the result hold only at ``now``. Any other file that read the time (a custom
+    policy, whose use of it the cache cannot know): only at ``now``."""
+    if not reads:
+        return Timing()
+    modelled = {f.display for f in files if f.builtin and f.package == _WAIVER_PACKAGE}
+    if not reads <= modelled:
+        return Timing(exact=now)
+    ends = _waiver_thresholds(document)
+    if ends is None:
+        return Timing(exact=now)
+    if not ends:
+        return Timing()  # no waiver end to compare the time with: the package never reads it
+    from streamwarden.engine.timeread import may_reference
+
+    if any(may_reference(f.data_refs, _WAIVER_PACKAGE) for f in files if f.display not in modelled):
+        return Timing(exact=now)
+    valid_from = max((e for e in ends if e <= now), default=None)
+    valid_until = min((e for e in ends if e > now), default=None)
+    if valid_until is None or now + 1 < valid_until:
+        other = now + 1
+    elif valid_from is None or now - 1 >= valid_from:
+        other = now - 1
+    else:
+        return Timing(exact=now)  # an interval of one millisecond
+    packages = [_WAIVER_PACKAGE]
+    here = evaluate_at(now, packages)
+    clock = clock_paths(here, evaluate_at(other, packages), now, other)
+    at = _positions(here, found)
+    if clock is None or at is None:
+        return Timing(exact=now)
+    return Timing(valid_from=valid_from, valid_until=valid_until, clock=[(at[i], path) for i, path in clock])
+
+
+def _waiver_thresholds(document: dict[str, Any]) -> list[int] | None:
+    """The instants the built-in waiver package compares the time with, for ``document``; None
+    when a value it compares with is not what a contract and a configuration hold (unknown)."""
+    contract = document.get("contract")
+    waivers = (contract.get("waivers") if isinstance(contract, dict) else None) or []
+    config = document.get("config")
+    horizon = ((config.get("waivers") or {}) if isinstance(config, dict) else {}).get("max_horizon_ms")
+    if not isinstance(waivers, list) or (horizon is not None and not _is_int(horizon)):
+        return None
+    compared = [w.get("expires_end_ms") for w in waivers if isinstance(w, dict)]
+    ends = [e for e in compared if e is not None]
+    if not all(_is_int(e) for e in ends):
+        return None
+    shifts = [0] if horizon is None else [0, -_DAY_MS - int(horizon)]
+    return sorted({int(e) + shift for e in ends for shift in shifts})
+
+
+def _positions(part: list[Finding], found: list[Finding]) -> list[int] | None:
+    """Where each finding of ``part`` (one package's, evaluated on its own) is in ``found`` (the
+    whole evaluation's, at the same time); None if one is not there."""
+    rows = [json.dumps(finding_to_json(f), sort_keys=True) for f in found]
+    used: set[int] = set()
+    out: list[int] = []
+    for f in part:
+        row = json.dumps(finding_to_json(f), sort_keys=True)
+        i = next((i for i, r in enumerate(rows) if r == row and i not in used), None)
+        if i is None:
+            return None
+        used.add(i)
+        out.append(i)
+    return out
+
+
+def clock_paths(here: list[Finding], there: list[Finding], now: int, other: int) -> list[tuple[int, ClockPath]] | None:
+    """Where two evaluations, at ``now`` and at ``other``, differ only by showing their own time
+    (an integer in a finding's evidence); None when they differ in anything else."""
+    if len(here) != len(there):
+        return None
+    out: list[tuple[int, ClockPath]] = []
+    for i, (a, b) in enumerate(zip(here, there, strict=True)):
+        if any(getattr(a, name) != getattr(b, name) for name in _FINDING_FIELDS if name != "evidence"):
+            return None
+        paths = _clock_leaves(a.evidence, b.evidence, now, other, [])
+        if paths is None:
+            return None
+        out += [(i, p) for p in paths]
+    return out
+
+
+def _clock_leaves(a: Any, b: Any, now: int, other: int, path: ClockPath) -> list[ClockPath] | None:
+    if type(a) is type(b) and a == b:
+        return []
+    if type(a) is int and type(b) is int and a == now and b == other:
+        return [path]
+    if isinstance(a, dict) and isinstance(b, dict) and list(a) == list(b):
+        out: list[ClockPath] = []
+        for k in a:
+            found = _clock_leaves(a[k], b[k], now, other, [*path, k])
+            if found is None:
+                return None
+            out += found
+        return out
+    if isinstance(a, list) and isinstance(b, list) and len(a) == len(b):
+        out = []
+        for i, (x, y) in enumerate(zip(a, b, strict=True)):
+            found = _clock_leaves(x, y, now, other, [*path, i])
+            if found is None:
+                return None
+            out += found
+        return out
+    return None
+
+
+def _restamp(findings: list[Finding], clock: list[tuple[int, ClockPath]], now: int) -> None:
+    """Show ``now`` where the findings show the time they were computed at (a copy of each
+    evidence changed: a pack's entries are read once, but kept for the run's next pack)."""
+    copied: set[int] = set()
+    for i, path in clock:
+        f = findings[i]
+        if i not in copied:
+            f.evidence = json.loads(json.dumps(f.evidence))
+            copied.add(i)
+        node: Any = f.evidence
+        for step in path[:-1]:
+            node = node[step]
+        node[path[-1]] = now
+
+
+def _step(node: Any, step: Any) -> Any:
+    if type(step) is str and isinstance(node, dict) and step in node:
+        return node[step]
+    if type(step) is int and isinstance(node, list) and 0 <= step < len(node):
+        return node[step]
+    raise ValueError("clock path")
+
+
+def _check_clock(findings: list[Finding], clock: Any) -> list[tuple[int, ClockPath]]:
+    """An entry's clock paths, each leading to an integer in a finding's evidence (else ValueError)."""
+    if not isinstance(clock, list):
+        raise ValueError("clock")
+    out: list[tuple[int, ClockPath]] = []
+    for item in clock:
+        if type(item) is not list or len(item) != 2 or type(item[0]) is not int or type(item[1]) is not list:
+            raise ValueError("clock")
+        i, path = item
+        if not 0 <= i < len(findings) or not path:
+            raise ValueError("clock")
+        node: Any = findings[i].evidence
+        for step in path:
+            node = _step(node, step)
+        if type(node) is not int:
+            raise ValueError("clock value")
+        out.append((i, list(path)))
+    return out
 
 
 @dataclass
@@ -349,8 +514,10 @@ def _entry_to_json(key: str, e: Entry, rule_text: RuleText) -> str | None:
             "name_line": e.name_line,
             "waivers": e.waivers,
             "deps": [list(d) for d in e.deps],
-            "exact_now": e.timing.exact_now,
-            "thresholds": [list(t) for t in e.timing.thresholds],
+            "valid_from": e.timing.valid_from,
+            "valid_until": e.timing.valid_until,
+            "exact": e.timing.exact,
+            "clock": [[i, path] for i, path in e.timing.clock],
             "findings": findings,
         },
         sort_keys=True,
@@ -380,22 +547,18 @@ def _entry_from_dict(key: str, d: Any, rule_text: RuleText) -> Entry:
         if type(p) is not list or len(p) != 2 or type(p[0]) is not str or type(p[1]) is not str:
             raise ValueError("deps")
         pairs.append((p[0], p[1]))
-    exact = d.get("exact_now")
-    if exact is not None and not _is_int(exact):
-        raise ValueError("exact_now")
-    thresholds = d.get("thresholds")
-    if not isinstance(thresholds, list) or not all(
-        isinstance(t, list) and len(t) == 2 and _is_int(t[0]) and isinstance(t[1], bool) for t in thresholds
-    ):
-        raise ValueError("thresholds")
+    bounds = [d.get("valid_from"), d.get("valid_until"), d.get("exact")]
+    if any(b is not None and type(b) is not int for b in bounds):
+        raise ValueError("time bounds")
+    decoded = [_finding_from_stored(f, rule_text) for f in findings]
     return Entry(
         name=name,
         file=file,
         name_line=line,
         waivers=waivers,
-        findings=[_finding_from_stored(f, rule_text) for f in findings],
+        findings=decoded,
         deps=pairs,
-        timing=Timing(exact, [(t[0], t[1]) for t in thresholds]),
+        timing=Timing(bounds[0], bounds[1], bounds[2], _check_clock(decoded, d.get("clock"))),
     )
 
 
@@ -488,30 +651,37 @@ class ResultCache:
     def _path(self, key: str) -> Path:
         return self.entries / key[:2] / f"{key[2:]}.json"
 
-    def lookup(self, key: str, now: int) -> Entry | None:
-        """The entry of ``key`` (from the pack, else its own file) if it still holds: its time
-        thresholds, and the hash of every file it read."""
+    def lookup(self, key: str, now: int, accept: Callable[[Entry], bool] | None = None) -> Entry | None:
+        """The entry of ``key`` (from the pack, else its own file) if it still holds at ``now``
+        (its time shown where its findings show it) and the hash of every file it read is the
+        same; ``accept``: whether the run can use it (else a miss)."""
         packed = self._pack.get(key)
         if packed is not None:
             try:
                 entry = _entry_from_dict(key, packed, self.rule_text)
             except (ValueError, TypeError, KeyError, RecursionError):
                 entry = None
-            if entry is not None and self._holds(entry, now):
+            if entry is not None and self._holds(entry, now, accept):
                 self.stats.hits += 1
+                _restamp(entry.findings, entry.timing.clock, now)
                 return entry
             del self._pack[key]  # superseded: its own file (or a fresh result) goes in the next pack
         entry = self._read(key)
-        if entry is not None and self._holds(entry, now):
+        if entry is not None and self._holds(entry, now, accept):
             self.stats.hits += 1
             with contextlib.suppress(OSError):
                 os.utime(self._path(key))  # recently used: evicted last
+            _restamp(entry.findings, entry.timing.clock, now)
             return entry
         self.stats.misses += 1
         return None
 
-    def _holds(self, entry: Entry, now: int) -> bool:
-        return entry.timing.holds(now) and all(self.state(p) == s for p, s in entry.deps)
+    def _holds(self, entry: Entry, now: int, accept: Callable[[Entry], bool] | None) -> bool:
+        return (
+            entry.timing.holds(now)
+            and all(self.state(p) == s for p, s in entry.deps)
+            and (accept is None or accept(entry))
+        )
 
     def _read(self, key: str) -> Entry | None:
         raw = _read_regular(self._path(key), MAX_ENTRY_BYTES)

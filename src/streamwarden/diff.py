@@ -277,12 +277,18 @@ def review(result: Any) -> list[dict[str, Any]]:
         by_pipeline.setdefault(f.pipeline, []).append(f)
     out: list[dict[str, Any]] = []
     unchanged: list[tuple[int, Any]] = []  # (position in out, ref): same meaning; did the file change?
+    cached: frozenset[str] = getattr(result, "cached", frozenset())
     for ref in result.pipelines:
+        findings = by_pipeline.get(ref.name, [])
+        if ref.name not in result.inputs and ref.name in cached:
+            # answered by the result cache, which answers, in a pull request, only a file the pull
+            # request leaves as it is (the base's bytes) whose findings hold nothing for the review
+            # (run._reviewable): no change to list, as for the same file evaluated
+            if result.base is not None:
+                unchanged.append((len(out), ref))
+            continue
         doc = result.inputs.get(ref.name) or {}
         base = doc.get("base") or {}
-        head = doc.get("contract") or {}
-        consumers = _consumer_names(head)
-        findings = by_pipeline.get(ref.name, [])
         if base.get("status") == "added":
             out.append(
                 {
@@ -306,9 +312,7 @@ def review(result: Any) -> list[dict[str, Any]]:
                 }
             )
             continue
-        changes = changes_between(base.get("contract"), head)
-        classify(changes, findings, consumers, rules)
-        changes += _unmatched(changes, findings, consumers, diff_ids)
+        changes = _changes(doc, findings, rules, diff_ids)
         if changes:
             out.append(
                 {"pipeline": ref.name, "status": "changed", "file": ref.file, "changes": [c.to_dict() for c in changes]}
@@ -332,6 +336,22 @@ def review(result: Any) -> list[dict[str, Any]]:
             out.append({"pipeline": name, "status": "removed", "file": removed.file, "changes": [change.to_dict()]})
     scrubbed: list[dict[str, Any]] = secrets.scrub_tree(out)  # before/after are the contracts' values
     return scrubbed
+
+
+def review_changes(doc: dict[str, Any], findings: list[Finding], diff_ids: set[str]) -> list[dict[str, Any]]:
+    """What the review lists for one pipeline with a base (``doc``: its contract and base): each
+    change between the two, classified by ``findings``, and the findings of a diff rule about a
+    field the pull request did not change. (Self-check mode asks it of each cache hit: nothing.)"""
+    return [c.to_dict() for c in _changes(doc, findings, diff_ids, diff_ids)]
+
+
+def _changes(doc: dict[str, Any], findings: list[Finding], rules: set[str], diff_ids: set[str]) -> list[Change]:
+    base = doc.get("base") or {}
+    head = doc.get("contract") or {}
+    consumers = _consumer_names(head)
+    changes = changes_between(base.get("contract"), head)
+    classify(changes, findings, consumers, rules)
+    return changes + _unmatched(changes, findings, consumers, diff_ids)
 
 
 def _reworded(base: Any, unchanged: list[tuple[int, Any]]) -> list[tuple[int, dict[str, Any]]]:

@@ -20,7 +20,7 @@ from streamwarden.contracts.load import (
     resolved_dirs_forget,
     warm_contract_schema,
 )
-from streamwarden.engine import Engine, PolicySet, load_policy_set, make_engine
+from streamwarden.engine import Engine, PolicySet, RawResults, load_policy_set, make_engine
 from streamwarden.errors import ContractErrors, InputError, StreamwardenError, UsageError
 from streamwarden.escape import shown_name
 from streamwarden.findings import Finding, to_finding
@@ -72,6 +72,9 @@ class RunResult:
     base: BaseSnapshot | None = None
     cache_stats: Stats | None = None  # with a result cache: hits and misses
     cache_off: str | None = None  # why the result cache asked for could not be used
+    # the pipelines the result cache answered (no input document is kept for them; in a pull
+    # request each is a file the pull request leaves as it is: diff.review lists no change for it)
+    cached: frozenset[str] = frozenset()
 
     @property
     def names(self) -> list[str]:
@@ -234,9 +237,10 @@ def _run_discovered(
     merged: list[_Checked] = []
     if ctx.cache is not None:
         # hits first, in this process: only the misses are loaded, evaluated, or worth a fork (in
-        # self-check mode every file is evaluated, and the hits are compared with the results)
-        files = _hits_first(files, ctx, merged, errors, answer=not selfcheck.enabled())
-        ctx.looked_up = not selfcheck.enabled()
+        # self-check mode each hit is evaluated again and compared with what the cache answered)
+        files = _hits_first(files, ctx, merged, errors)
+        if selfcheck.enabled():
+            _verify_hits(ctx, list(merged))
     # live facts run in this process (a Spark session and REST clients do not survive a fork)
     workers = 1 if ctx.env is not None else _worker_count(len(files))
     if workers > 1:
@@ -307,6 +311,7 @@ def _run_discovered(
         base=ctx.base,
         cache_stats=ctx.cache.stats if ctx.cache is not None else None,
         cache_off=ctx.cache_off,
+        cached=frozenset(ctx.cached),
     )
 
 
@@ -335,17 +340,18 @@ def _cache_dir(options: RunOptions) -> Path | None:
 
 
 def _hits_first(
-    files: list[Path], ctx: _RunContext, out: list[_Checked], errors: list[StreamwardenError], answer: bool = True
+    files: list[Path], ctx: _RunContext, out: list[_Checked], errors: list[StreamwardenError]
 ) -> list[Path]:
     """Answer every file the cache holds (from its pack: one read for the run); returns the
-    others (their text kept for the loader). ``answer`` false (self-check mode, where every file
-    is evaluated and each hit compared): only the keys are noted, for the run's pack."""
+    others (their text kept for the loader; in self-check mode the hits' too, to check them)."""
     from streamwarden.cache import file_key
 
     assert ctx.cache is not None
     ctx.cache.load_pack()
     if ctx.prefetch is not None:
         ctx.cache.use_prefetched(ctx.prefetch.take())
+    accept = _reviewable(ctx) if ctx.review else None
+    keep_text = selfcheck.enabled()
     keys: list[str] = []
     misses: list[Path] = []
     for f in files:
@@ -354,22 +360,73 @@ def _hits_first(
             shown = display_path(f, ctx.config.root, resolved_path)
             text = ctx.texts[f] = ctx.text_of(f, resolved_path, shown, keep=True)
         except StreamwardenError as exc:
-            if answer:  # else reported when the file is checked
-                errors.append(exc)
-                progress.advance()
+            errors.append(exc)
+            progress.advance()
             continue
         if ctx.base is None or (ctx.skip_unchanged and ctx.base.unchanged(resolved_path)):
             key = file_key(ctx.cache.context, shown, resolved_path, text)
             keys.append(key)
-            entry = ctx.cache.lookup(key, ctx.now) if answer else None
+            entry = ctx.cache.lookup(key, ctx.now, accept)
             if entry is not None:
-                del ctx.texts[f]
+                if not keep_text:
+                    del ctx.texts[f]
                 out.append(_from_entry(f, entry, ctx))
                 progress.advance()
                 continue
         misses.append(f)
     ctx.run_keys = keys
-    return misses if answer else files
+    return misses
+
+
+def _reviewable(ctx: _RunContext) -> Callable[[Entry], bool]:
+    """In a run with the contract review: an entry the review can do without its input document.
+    A hit is a file the pull request leaves as it is, with nothing to list, unless a rule that
+    compares with the base (``custom.kind: diff``) found something without one (a custom rule
+    can): the review then lists that finding with the contract's consumers, which only the
+    contract says, so such an entry is a miss."""
+    policy_set = ctx.policy_set()
+    return lambda entry: not any(policy_set.is_diff_rule(f.rule) for f in entry.findings)
+
+
+def _verify_hits(ctx: _RunContext, hits: list[_Checked]) -> None:
+    """Self-check mode: each file the cache answered is loaded and evaluated as if it had missed;
+    what the run reports for it must be what the cache answered (its findings with the waivers
+    in force, the time they show, its name and lines), and in a run with the contract review the
+    review must list no change for it (as it does for a hit: RunResult.cached)."""
+    from streamwarden.cache import finding_to_json
+
+    for f, ref, found, _, name_line in hits:
+        resolved_path = resolved(f)
+        shown = display_path(f, ctx.config.root, resolved_path)
+        contract = load_contract(f, ctx.config.root, text=ctx.text_of(f, resolved_path, shown))
+        base_doc = ctx.base.document(contract.name, contract.path, contract.data) if ctx.base is not None else None
+        fresh, doc = evaluate_pipeline(
+            ctx,
+            contract,
+            _gather_facts(ctx, contract, {}),
+            base_doc,
+            compare_base=not (ctx.skip_unchanged and ctx.base is not None and ctx.base.unchanged(contract.path)),
+            base_named=_base_named_deployment(ctx, contract) if ctx.base is not None else None,
+        )
+        answered = (ref, name_line, [finding_to_json(x) for x in sorted(found, key=Finding.sort_key)])
+        computed = (
+            PipelineRef(contract.name, contract.file),
+            contract.line_of("metadata.name"),
+            [finding_to_json(x) for x in fresh],
+        )
+        if answered != computed:
+            raise selfcheck.SelfCheckError(
+                f"the result cache returned a stale result for {contract.file}: "
+                f"cached {answered!r}, computed {computed!r}"
+            )
+        if ctx.review:
+            from streamwarden.diff import review_changes
+
+            listed = review_changes(inputdoc.review_part(doc), fresh, ctx.policy_set().diff_rule_ids())
+            if listed:
+                raise selfcheck.SelfCheckError(
+                    f"the result cache answered {contract.file}, whose review lists changes: {listed!r}"
+                )
 
 
 def _finish_cache(cache: ResultCache, keys: list[str] | None) -> None:
@@ -445,9 +502,14 @@ class _RunContext:
     cache: ResultCache | None = None
     prefetch: StatePrefetch | None = None  # the cache's dependency states, hashed by a child (run_check)
     cache_off: str | None = None  # why the result cache's directory could not be used (_open_cache)
-    looked_up: bool = False  # the cache was asked for every file already (_hits_first)
     run_keys: list[str] | None = None  # the cache keys of the files it may answer (for the run's pack)
     data_run: DataRun | None = None  # --env: the data facts' state file and scan budget, for the whole run
+    cached: set[str] = field(default_factory=set)  # the pipelines the cache answered (RunResult.cached)
+
+    @property
+    def review(self) -> bool:
+        """The run keeps what the contract review reads (check --base --format markdown|github)."""
+        return self.base is not None and self.options.keep_inputs and self.options.review_inputs
 
     @property
     def limits(self) -> Limits:
@@ -644,7 +706,7 @@ def _check_chunk_of(
 ) -> None:
     ctx.engine()  # made first: an engine that cannot be made fails the chunk before any contract is read
     cache = ctx.cache
-    contracts: list[tuple[Path, Contract, str | None, Entry | None]] = []
+    contracts: list[tuple[Path, Contract, str | None]] = []
     for f in files:
         if report_progress:
             progress.advance()
@@ -653,24 +715,19 @@ def _check_chunk_of(
             shown = display_path(f, ctx.config.root, resolved_path)
             text = ctx.text_of(f, resolved_path, shown)
             key: str | None = None
-            entry: Entry | None = None
             if cache is not None and (
                 ctx.base is None or (ctx.skip_unchanged and ctx.base.unchanged(resolved_path))
             ):  # a contract the pull request changes is evaluated with its base: not cached
                 from streamwarden.cache import file_key
 
-                key = file_key(cache.context, shown, resolved_path, text)
-                entry = None if ctx.looked_up else cache.lookup(key, ctx.now)
-                if entry is not None and not selfcheck.enabled():
-                    out.append(_from_entry(f, entry, ctx))
-                    continue
-            contracts.append((f, load_contract(f, ctx.config.root, text=text), key, entry))
+                key = file_key(cache.context, shown, resolved_path, text)  # (looked up: _hits_first)
+            contracts.append((f, load_contract(f, ctx.config.root, text=text), key))
         except ContractErrors as exc:
             errors.extend(exc.errors)
         except StreamwardenError as exc:
             errors.append(exc)
-    live = ctx.live_facts([c for _, c, _, _ in contracts])
-    for (f, contract, key, entry), extra in zip(contracts, live, strict=True):
+    live = ctx.live_facts([c for _, c, _ in contracts])
+    for (f, contract, key), extra in zip(contracts, live, strict=True):
         deps = None
         if cache is not None and key is not None:  # hashed before they are read: a later edit is a miss
             from streamwarden.cache import deployment_paths
@@ -681,7 +738,7 @@ def _check_chunk_of(
         base_named = _base_named_deployment(ctx, contract) if ctx.base is not None else None
         remember = None
         if cache is not None and key is not None and deps is not None:
-            remember = functools.partial(_remember, cache, key, entry, deps, contract, ctx=ctx)
+            remember = functools.partial(_remember, cache, key, deps, contract, ctx=ctx)
         found, doc = evaluate_pipeline(
             ctx,
             contract,
@@ -760,18 +817,26 @@ def _base_named_findings(
 def _remember(
     cache: ResultCache,
     key: str,
-    hit: Entry | None,
     deps: list[tuple[str, str]],
     contract: Contract,
     evaluated: dict[str, Any],
     found: list[Finding],
+    reads: frozenset[str],
     ctx: _RunContext,
 ) -> None:
-    """Store a contract's findings (before waivers are applied); in self-check mode, a hit must
-    equal what was just computed."""
-    from streamwarden.cache import Entry, finding_to_json, timing_for
+    """Store a contract's findings (before waivers are applied), valid for as long as what the
+    evaluation read of the time allows (``reads``: cache.timing_for)."""
+    from streamwarden.cache import Entry, timing_for
 
-    files = [f.display for f in ctx.policy_set().files_for(evaluated)]
+    engine, policy_set = ctx.engine(), ctx.policy_set()
+    timing = timing_for(
+        reads=reads,
+        files=policy_set.files_for(evaluated),
+        document=evaluated,
+        now=ctx.now,
+        found=found,
+        evaluate_at=lambda t, packages: _evaluate(engine, policy_set, contract, {**evaluated, "now_ms": t}, packages),
+    )
     entry = Entry(
         name=contract.name,
         file=contract.file,
@@ -779,22 +844,15 @@ def _remember(
         waivers=list(contract.data.get("waivers") or []),
         findings=found,
         deps=deps,
-        timing=timing_for(cache.context, contract.data, files, ctx.now),
+        timing=timing,
     )
-    if hit is None:
-        cache.store(key, entry)
-        return
-    cached = (hit.name, hit.file, hit.name_line, hit.waivers, [finding_to_json(f) for f in hit.findings])
-    fresh = (entry.name, entry.file, entry.name_line, entry.waivers, [finding_to_json(f) for f in found])
-    if cached != fresh:
-        raise selfcheck.SelfCheckError(
-            f"the result cache returned a stale result for {contract.file}: cached {cached!r}, computed {fresh!r}"
-        )
+    cache.store(key, entry)
 
 
 def _from_entry(f: Path, entry: Entry, ctx: _RunContext) -> _Checked:
     """A cache hit: the stored findings, with the waivers in force applied as for a fresh result."""
     found = entry.findings
+    ctx.cached.add(entry.name)
     waivers = {"waivers": entry.waivers}
     if ctx.base is None:
         apply_waivers(found, waivers)
@@ -822,7 +880,7 @@ def evaluate_pipeline(
     base: dict[str, Any] | None = None,
     *,
     compare_base: bool = True,
-    before_waivers: Callable[[dict[str, Any], list[Finding]], None] | None = None,
+    before_waivers: Callable[[dict[str, Any], list[Finding], frozenset[str]], None] | None = None,
     base_named: tuple[dict[str, Any], dict[str, Any]] | None = None,
 ) -> tuple[list[Finding], dict[str, Any]]:
     """Evaluate one pipeline; every verb that evaluates (check, gate, evidence) goes through here.
@@ -831,19 +889,24 @@ def evaluate_pipeline(
     the run, then the waivers in force: the contract's own, or in a pull request (``base``) the
     base's. ``compare_base`` false: the base is left out of the evaluated document (an unchanged
     contract under unchanged policies) but kept in the returned one (the contract review reads it).
-    ``before_waivers`` sees the evaluated document and the findings before waivers (the result
-    cache stores those). ``base_named``: in a pull request whose contract no longer names a file
-    its base names, the base's files, also judged (:func:`_base_named_deployment`). Returns the
-    findings in report order and the document."""
+    ``before_waivers`` sees the evaluated document, the findings before waivers and the policy
+    files that may have read the time in the evaluation (the result cache stores the findings for
+    as long as those reads allow; never those of a contract judged on its base's files too).
+    ``base_named``: in a pull request whose contract no longer names a file its base names, the
+    base's files, also judged (:func:`_base_named_deployment`). Returns the findings in report
+    order and the document."""
     doc = inputdoc.pipeline(
         contract, facts, ctx.now, ctx.options.environment, ctx.options.mode, base, config=ctx.policy_settings
     )
     evaluated = doc if base is None or compare_base else inputdoc.without_base(doc)
-    found = evaluate_contract(ctx.engine(), ctx.policy_set(), contract, evaluated)
+    remember = before_waivers if base_named is None else None
+    if remember is None:
+        found = evaluate_contract(ctx.engine(), ctx.policy_set(), contract, evaluated)
+    else:
+        found, reads = evaluate_reading(ctx.engine(), ctx.policy_set(), contract, evaluated)
+        remember(evaluated, found, reads)
     if base_named is not None:
         found += _base_named_findings(ctx, contract, doc, base_named, found)
-    if before_waivers is not None:
-        before_waivers(evaluated, found)
     if base is None:
         apply_waivers(found, contract.data)
     else:  # the trusted ref's waivers are the ones in force in a pull request (the merge base's,
@@ -918,12 +981,29 @@ def evaluate_contract(engine: Engine, policy_set: PolicySet, contract: Contract,
     return _evaluate(engine, policy_set, contract, doc, None)
 
 
+def evaluate_reading(
+    engine: Engine, policy_set: PolicySet, contract: Contract, doc: dict[str, Any]
+) -> tuple[list[Finding], frozenset[str]]:
+    """:func:`evaluate_contract`, and the policy files that may have read ``input.now_ms`` in
+    the evaluation: the ones whose read sites the engine ran, or where it cannot tell, every
+    selected file that has one (engine/timeread.py)."""
+    if selfcheck.enabled():
+        selfcheck.check_input(doc)
+    raw, ran = engine.evaluate_reading(doc, None)
+    if ran is None:
+        ran = frozenset(f.display for f in policy_set.files_for(doc) if f.now_reads)
+    return _findings(policy_set, contract, raw), ran
+
+
 def _evaluate(
     engine: Engine, policy_set: PolicySet, subject: Any, doc: dict[str, Any], packages: list[str] | None
 ) -> list[Finding]:
     if selfcheck.enabled():
         selfcheck.check_input(doc)
-    raw = engine.evaluate(doc, packages)
+    return _findings(policy_set, subject, engine.evaluate(doc, packages))
+
+
+def _findings(policy_set: PolicySet, subject: Any, raw: RawResults) -> list[Finding]:
     out: list[Finding] = []
     seen: set[tuple[Any, ...]] = set()
     for (package, rule_set), elements in raw.items():

@@ -7,7 +7,9 @@ each evaluation also prove that
   (``contracts/schema/streamwarden-input.v1.schema.json``), so the schema custom-policy authors
   read is the truth for every document the code can build, live sources included;
 - leaving out the policy files whose METADATA declares ``custom.requires`` changed no result
-  (``engine/regorus_engine.py`` evaluates the full pack beside the selection).
+  (``engine/regorus_engine.py`` evaluates the full pack beside the selection);
+- the result cache changed no answer: a run answers from it as any run does, then every hit is
+  loaded and evaluated again and what the run reports for it compared (``run._verify_hits``).
 
 A violation raises :class:`SelfCheckError`: a bug in streamwarden, never the user's input. It is
 off in normal runs (validating the input costs milliseconds per document).

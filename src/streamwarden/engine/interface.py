@@ -20,6 +20,15 @@ class Engine(ABC):
         """Evaluate the entrypoints (deny/warn/info) of every package, or only of ``packages``
         (e.g. the repository-level package for policy changes), against one input."""
 
+    def evaluate_reading(
+        self, input_doc: dict[str, Any], packages: Sequence[str] | None = None
+    ) -> tuple[RawResults, frozenset[str] | None]:
+        """:meth:`evaluate`, and the policy files (display names) whose time read sites
+        (``PolicyFile.now_reads``) the evaluation may have run, for the result cache. None: this
+        engine cannot tell what an evaluation ran (every file selected for the document that has
+        a read site then counts as having read the time)."""
+        return self.evaluate(input_doc, packages), None
+
 
 class UndefinedDecision(PolicyError):
     """The engine gave no decision for the policies it was given: an OPA server that does not hold

@@ -24,6 +24,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from streamwarden.engine import timeread
 from streamwarden.errors import InputError, PolicyError
 from streamwarden.escape import shown_name
 from streamwarden.resources import policies_dir
@@ -109,6 +110,10 @@ class PolicyFile:
     # holds for the input (see ``condition_holds``); empty means always evaluated.
     requires: tuple[str, ...] = ()
     metadata: list[MetadataBlock] = field(default_factory=list)  # every METADATA block, parsed once
+    # where the file may read input.now_ms (line ranges of its read sites) and the data paths it
+    # may reference (engine/timeread.py): the result cache asks which read sites an evaluation ran
+    now_reads: tuple[tuple[int, int], ...] = ()
+    data_refs: tuple[str, ...] = ()
 
 
 @dataclass
@@ -295,6 +300,7 @@ def parse_policy(source: str, display: str, builtin: bool, path: Path | None = N
     (``analyze_module``), so the regorus and OPA engines and the reserved-package check all see the
     same package, and an indented ``deny`` is evaluated; the built-in files (ours, tested to agree
     with the parser) are read with a quick text scan."""
+    is_test = display.endswith("_test.rego")
     if builtin:
         m = _PACKAGE.search(source)
         if not m:
@@ -302,10 +308,10 @@ def parse_policy(source: str, display: str, builtin: bool, path: Path | None = N
         package, line = m.group(1), source[: m.start()].count("\n") + 1
         rule_sets = sorted(set(_SET_HEAD.findall(source)))
         tests = list(dict.fromkeys(_TEST_HEAD.findall(source)))
+        reads = _NO_READS if is_test else module_reads(source, display)
     else:
         info = analyze_module(source, display)
-        package, line, rule_sets, tests = info.package, info.line, info.rule_sets, info.tests
-    is_test = display.endswith("_test.rego")
+        package, line, rule_sets, tests, reads = info.package, info.line, info.rule_sets, info.tests, info.reads
     metadata = [] if is_test else parse_metadata(source, display)
     if not builtin and is_reserved_package(package):
         raise PolicyError(
@@ -325,6 +331,8 @@ def parse_policy(source: str, display: str, builtin: bool, path: Path | None = N
         tests=tests,
         requires=() if is_test else parse_requires(metadata, source, display),
         metadata=metadata,
+        now_reads=() if is_test else reads.now,
+        data_refs=() if is_test else reads.refs,
     )
 
 
@@ -340,6 +348,7 @@ class ModuleInfo:
     line: int
     rule_sets: list[str]
     tests: list[str]
+    reads: timeread.Reads
 
 
 def module_package(source: str, display: str) -> tuple[str, int]:
@@ -384,6 +393,7 @@ def analyze_module(source: str, display: str) -> ModuleInfo:
         segments = _ref_names(node["refr"])
         heads = [_rule_head(rule) for rule in module["rules"]]
         imports = [_import_name(imp, source) for imp in module.get("imports") or []]
+        reads = timeread.analyze(module, source)
     except (RuntimeError, ValueError, LookupError, TypeError, AttributeError, StopIteration):
         raise PolicyError(
             "cannot read the parsed module (the regorus version is not the one this streamwarden pins?)",
@@ -415,7 +425,27 @@ def analyze_module(source: str, display: str) -> ModuleInfo:
         line=line,
         rule_sets=sorted({n for n in names if n in RULE_SETS}),
         tests=list(dict.fromkeys(n for n in names if n and n.startswith("test_"))),
+        reads=reads,
     )
+
+
+_NO_READS = timeread.Reads(now=(), refs=())
+
+
+def module_reads(source: str, display: str) -> timeread.Reads:
+    """Where a module may read the time and which data paths it references (a built-in file the
+    index does not know: parsed for that alone)."""
+    parsed = _parse_module(source, display)
+    if isinstance(parsed, PolicyError):
+        raise parsed
+    try:
+        return timeread.analyze(json.loads(parsed[1])[0]["ast"], source)
+    except (ValueError, LookupError, TypeError, AttributeError):
+        raise PolicyError(
+            "cannot read the parsed module (the regorus version is not the one this streamwarden pins?)",
+            file=display,
+            hint="reinstall streamwarden with its pinned dependencies",
+        ) from None
 
 
 def forbidden_calls(source: str, display: str) -> list[tuple[str, int]]:
@@ -532,7 +562,7 @@ def builtin_policy_files(tests: bool = True) -> list[PolicyFile]:
 # built-in file is 8 ms of each run; the index is read in one. An entry whose hash is not the
 # file's (an edited checkout), or an index that cannot be read, only means the file is parsed.
 INDEX_NAME = "index.json"
-INDEX_FORMAT = "streamwarden-policy-index/1"
+INDEX_FORMAT = "streamwarden-policy-index/2"  # 2: with now_reads and data_refs
 
 
 @functools.lru_cache(maxsize=4)
@@ -556,6 +586,8 @@ def index_entry(f: PolicyFile) -> dict[str, Any]:
         "tests": f.tests,
         "requires": list(f.requires),
         "metadata": [{"meta": b.meta, "head": b.head, "line": b.line, "marks": b.marks} for b in f.metadata],
+        "now_reads": [list(r) for r in f.now_reads],
+        "data_refs": list(f.data_refs),
     }
 
 
@@ -577,6 +609,8 @@ def _from_index(entry: Any, source: str, path: Path, display: str) -> PolicyFile
                 MetadataBlock(dict(b["meta"]), str(b["head"]), int(b["line"]), dict(b["marks"]))
                 for b in entry["metadata"]
             ],
+            now_reads=tuple((int(a), int(b)) for a, b in entry["now_reads"]),
+            data_refs=tuple(str(r) for r in entry["data_refs"]),
         )
     except (KeyError, TypeError, ValueError):
         return None

@@ -34,11 +34,35 @@ class _Compiled:
         self.engine.add_data({"catalog": {"rule_ids": sorted(policy_set.known_ids)}})
         self.entrypoints = entrypoints_of(files)
         self.query = _query(self.entrypoints)
+        self.now_reads = {f.display: f.now_reads for f in files if f.now_reads}
+        self.covering = False
         # the same query as a rule, evaluated by its path: a query text is parsed on every
         # evaluation, a rule once (a tenth of a static check's evaluation). Its package is in the
         # namespace custom policies may not use, and no built-in file uses it.
         if self.entrypoints:
             self.engine.add_policy(_QUERY_FILE, f"package {_QUERY_PACKAGE}\n\n{_QUERY_RULE} := {self.query}\n")
+
+    def start_coverage(self) -> None:
+        """Record which lines the next evaluation runs (regorus's coverage, on from now on for
+        this compiled set: only evaluations that trace a file turn it on)."""
+        if not self.covering:
+            self.engine.set_enable_coverage(True)
+            self.covering = True
+        self.engine.clear_coverage_data()
+
+    def read_sites_run(self, traced: tuple[str, ...]) -> frozenset[str]:
+        """The ``traced`` files one of whose read sites (a statement's or rule's line range) has a
+        line the evaluation ran."""
+        report = json.loads(self.engine.get_coverage_report_as_json())
+        covered: dict[str, set[int]] = {}
+        for f in report.get("files") or []:
+            covered.setdefault(str(f.get("path")), set()).update(int(n) for n in f.get("covered") or [])
+        ran = set()
+        for display in traced:
+            lines = covered.get(display, set())
+            if any(n in lines for first, last in self.now_reads.get(display, ()) for n in range(first, last + 1)):
+                ran.add(display)
+        return frozenset(ran)
 
 
 _QUERY_PACKAGE = "streamwarden.engine_query"
@@ -115,6 +139,24 @@ class RegorusEngine(Engine):
         return compiled
 
     def evaluate(self, input_doc: dict[str, Any], packages: Sequence[str] | None = None) -> RawResults:
+        return self._evaluate(input_doc, packages, ())[0]
+
+    def evaluate_reading(
+        self, input_doc: dict[str, Any], packages: Sequence[str] | None = None
+    ) -> tuple[RawResults, frozenset[str] | None]:
+        """A built-in file with a read site counts whenever it is selected (the pack is trusted,
+        and a static check selects one such file, whose reads the cache knows); a custom one only
+        when the evaluation ran one of its read sites: regorus's coverage says which lines ran
+        (turned on only for the compiled sets of evaluations that select such a file)."""
+        files = self.policy_set.files_for(input_doc)
+        traced = tuple(f.display for f in files if f.now_reads and not f.builtin)
+        results, ran = self._evaluate(input_doc, packages, traced)
+        return results, frozenset(f.display for f in files if f.now_reads and f.builtin) | ran
+
+    def _evaluate(
+        self, input_doc: dict[str, Any], packages: Sequence[str] | None, traced: tuple[str, ...]
+    ) -> tuple[RawResults, frozenset[str]]:
+        """The results, and which of the ``traced`` files' read sites ran."""
         files = self.policy_set.files_for(input_doc)
         # not ensure_ascii: a lone surrogate (a name's byte that is not UTF-8, a server's "\udcff")
         # then fails to encode (in pyo3, or on the way to the sandbox child) instead of reaching
@@ -123,8 +165,8 @@ class RegorusEngine(Engine):
         text = _encode(input_doc)
         try:
             if self._guarded and (packages is None or any(p in self._custom for p in packages)):
-                return self._evaluate_guarded(input_doc, files, text, packages)
-            return self._evaluate_files(files, text, packages)
+                return self._evaluate_guarded(input_doc, files, text, packages, traced)
+            return self._evaluate_files(files, text, packages, traced)
         except UnicodeEncodeError:
             pass
         except RuntimeError as exc:
@@ -134,9 +176,14 @@ class RegorusEngine(Engine):
         # among them) would keep the error and the engine in a reference cycle
         raise not_unicode(input_doc)
 
-    def _evaluate_files(self, files: list[PolicyFile], text: str, packages: Sequence[str] | None) -> RawResults:
+    def _evaluate_files(
+        self, files: list[PolicyFile], text: str, packages: Sequence[str] | None, traced: tuple[str, ...] = ()
+    ) -> tuple[RawResults, frozenset[str]]:
         compiled = self._variant(files)
+        if traced:
+            compiled.start_coverage()
         results = self._run(compiled, text, packages)
+        ran = compiled.read_sites_run(traced) if traced else frozenset()
         if self._verify and compiled is not self._full:
             full = {k: v for k, v in self._run(self._full, text, packages).items() if v}
             if full != {k: v for k, v in results.items() if v}:
@@ -144,7 +191,7 @@ class RegorusEngine(Engine):
                 raise selfcheck.SelfCheckError(
                     f"policy selection changed the results: skipping {skipped} lost {full} vs {results}"
                 )
-        return results
+        return results, ran
 
     # -- custom policies: a supervised child ----------------------------------------------------
 
@@ -160,13 +207,19 @@ class RegorusEngine(Engine):
         header = json.loads(head)
         files = [self._by_display[d] for d in header["files"]]
         packages = header["packages"]
-        results = self._evaluate_files(files, text.decode("utf-8"), packages)
-        return json.dumps([[p, s, v] for (p, s), v in results.items()]).encode("utf-8")
+        results, ran = self._evaluate_files(files, text.decode("utf-8"), packages, tuple(header["traced"]))
+        answer = {"results": [[p, s, v] for (p, s), v in results.items()], "ran": sorted(ran)}
+        return json.dumps(answer).encode("utf-8")
 
     def _evaluate_guarded(
-        self, input_doc: dict[str, Any], files: list[PolicyFile], text: str, packages: Sequence[str] | None
-    ) -> RawResults:
-        header = json.dumps({"files": [f.display for f in files], "packages": packages})
+        self,
+        input_doc: dict[str, Any],
+        files: list[PolicyFile],
+        text: str,
+        packages: Sequence[str] | None,
+        traced: tuple[str, ...],
+    ) -> tuple[RawResults, frozenset[str]]:
+        header = json.dumps({"files": [f.display for f in files], "packages": packages, "traced": traced})
         sb = self._worker()
         try:
             answer = sb.call(header.encode("utf-8") + b"\n" + text.encode("utf-8"), self.limits.timeout_s)
@@ -174,7 +227,9 @@ class RegorusEngine(Engine):
             raise self._failure(failure, sb.mark, input_doc) from None
         except sandbox.RemoteError as exc:
             raise _remote(exc.info) from None
-        return {(p, s): v for p, s, v in json.loads(answer)}
+        got = json.loads(answer)
+        ran = frozenset(d for d in got["ran"] if d in traced)
+        return {(p, s): v for p, s, v in got["results"]}, ran
 
     def _failure(self, failure: sandbox.SandboxFailure, mark: int, input_doc: dict[str, Any]) -> PolicyError:
         """Name the custom package the child was evaluating; when it was not in one (the built-in
