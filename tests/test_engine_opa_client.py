@@ -281,7 +281,7 @@ def _without(module: str, *args: str, cwd: Path) -> subprocess.CompletedProcess[
 
 def test_engine_opa_without_the_client_says_what_to_install(tmp_path: Path) -> None:
     root = _repo(tmp_path / "repo")
-    for module in ("opa_client", "requests"):
+    for module in ("opa_client", "requests", "aiohttp"):
         p = _without(module, "check", "--no-cache", "--engine", "opa", "--opa-url", "http://127.0.0.1:9", cwd=root)
         assert p.returncode == 2, (module, p.stdout, p.stderr)
         assert "--engine opa needs the OPA client (opa-python-client), which is not installed" in p.stderr

@@ -35,8 +35,8 @@ def make_engine(name: str, policy_set: PolicySet, **options: object) -> Engine:
         try:
             from streamwarden.engine.opa_server import OpaServerEngine
         except ImportError as exc:
-            if (exc.name or "").split(".")[0] not in ("opa_client", "requests", "urllib3"):
-                raise
+            if (exc.name or "streamwarden").split(".")[0] == "streamwarden":
+                raise  # ours: a bug, not an installation
             from streamwarden.errors import UsageError
 
             raise UsageError(
