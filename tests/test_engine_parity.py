@@ -35,7 +35,7 @@ CONTRACT_DIRS = ("contracts/examples", "tests/golden/fixtures")
 @pytest.fixture(scope="module")
 def opa_url() -> Iterator[str]:
     """The OPA Go engine behind the stand-in REST server of test_engine_opa_server (skips, with
-    the install line, where the OPA bindings or the [opa] extra are missing)."""
+    the install line, where the OPA bindings are missing)."""
     for server in _stand_in():
         yield server.url
 

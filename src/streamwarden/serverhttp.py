@@ -1,10 +1,12 @@
-"""The transport of every client of a server (Flink REST, an OPA server): urllib with no redirect
-followed (credentials would go along), a deadline for a whole exchange (connecting, the TLS
-handshake, sending, the headers and every byte of the body: a server that drips one byte at a time
-cannot stretch it, where a socket timeout only bounds one read), and the reading of a server's JSON
-(``loads_server_json``: no NaN, no out-of-range integer, no lone surrogate; ``too_deep``).
+"""What every client of a server (Flink REST, an OPA server) shares: a deadline for a whole
+exchange (``Deadline``: connecting, the TLS handshake, sending, the headers and every byte of the
+body; a server that drips one byte at a time cannot stretch it, where a socket timeout only bounds
+one read), and the reading of a server's JSON (``loads_server_json``: no NaN, no out-of-range
+integer, no lone surrogate; ``too_deep``). And Flink REST's transport: urllib with no redirect
+followed (credentials would go along) and the deadline (``opener``).
 
-The size cap, the retries and the messages are each client's (``flink.rest``, ``engine.opa_rest``).
+The size cap, the retries and the messages are each client's (``flink.rest``; ``engine.opa_http``,
+which gives the deadline the sockets of opa-python-client's session).
 """
 
 from __future__ import annotations

@@ -32,7 +32,17 @@ def make_engine(name: str, policy_set: PolicySet, **options: object) -> Engine:
             policy_set, limits if isinstance(limits, Limits) else None, defer_full=options.get("defer_full") is True
         )
     if name == "opa":
-        from streamwarden.engine.opa_server import OpaServerEngine
+        try:
+            from streamwarden.engine.opa_server import OpaServerEngine
+        except ImportError as exc:
+            if (exc.name or "streamwarden").split(".")[0] == "streamwarden":
+                raise  # ours: a bug, not an installation
+            from streamwarden.errors import UsageError
+
+            raise UsageError(
+                "--engine opa needs the OPA client (opa-python-client), which is not installed",
+                hint="pip install 'streamwarden[opa]'",
+            ) from None
 
         url = options.get("url")
         token = options.get("token")

@@ -1,7 +1,8 @@
 """``--engine opa``: the same policies, pushed to and queried from an OPA server.
 
-For teams that already run OPA. Through OPA's REST API (``engine.opa_rest``, on the standard
-library: every answer bounded in size and in time, as Flink REST's are):
+For teams that already run OPA. Through opa-python-client (the ``opa`` extra; this module is
+imported only when the engine is chosen) on the transport of ``engine.opa_http``: every answer
+bounded in size and in time, as Flink REST's are, no redirect followed, no retry:
 
 - every runtime policy file is pushed as ``PUT /v1/policies/streamwarden/<file>``; policies of
   earlier runs under that prefix that are no longer part of the set are deleted, and files the
@@ -39,7 +40,7 @@ from streamwarden.engine.interface import (
     not_unicode,
     subject,
 )
-from streamwarden.engine.opa_rest import DEFAULT_TIMEOUT_S, OpaRest, OpaRestError
+from streamwarden.engine.opa_http import DEFAULT_TIMEOUT_S, OpaHttp, OpaHttpError
 from streamwarden.engine.policyset import PolicySet
 from streamwarden.errors import PolicyError, UsageError
 
@@ -138,8 +139,8 @@ class OpaServerEngine(Engine):
                 hint=f"give --opa-url http://localhost:8181 or set {ENV_URL}",
             )
         try:
-            self.client = OpaRest(parse_url(url), token, timeout)
-        except OpaRestError as exc:  # a CA bundle that cannot be loaded
+            self.client = OpaHttp(parse_url(url), token, timeout)
+        except OpaHttpError as exc:  # a CA bundle that cannot be loaded
             raise UsageError(f"cannot talk to the OPA server: {exc.message}") from None
         self.url = self.client.shown
         self.policy_set = policy_set
@@ -158,7 +159,7 @@ class OpaServerEngine(Engine):
         want = self.desired()
         try:
             held = self.client.policy_ids()
-        except OpaRestError as exc:
+        except OpaHttpError as exc:
             if exc.kind in _NOT_REACHED:
                 raise UsageError(
                     f"cannot reach the OPA server at {self.url}: {exc.message}",
@@ -173,19 +174,19 @@ class OpaServerEngine(Engine):
             deletes = [pid for pid in ours if pid not in want]
             self._converge(want, puts, deletes)
             self.client.put_data("catalog", {"rule_ids": sorted(self.policy_set.known_ids)})
-        except OpaRestError as exc:
+        except OpaHttpError as exc:
             raise PolicyError(f"cannot load the policies into the OPA server at {self.url}: {exc.message}") from None
 
     def _converge(self, want: dict[str, str], puts: list[str], deletes: list[str]) -> None:
         """Modules depend on each other (functions), so OPA rejects some orders: retry in passes
         until every change is in, or a pass makes no progress (a real compile error)."""
-        last: tuple[str, OpaRestError] | None = None
+        last: tuple[str, OpaHttpError] | None = None
         while puts or deletes:
             progress = False
             for pid in list(puts):
                 try:
                     self.client.put_policy(pid, want[pid])
-                except OpaRestError as exc:
+                except OpaHttpError as exc:
                     if exc.kind != "http":  # the server, not the module: no other order helps
                         raise
                     last = (pid, exc)
@@ -195,7 +196,7 @@ class OpaServerEngine(Engine):
             for pid in list(deletes):
                 try:
                     self.client.delete_policy(pid)
-                except OpaRestError as exc:
+                except OpaHttpError as exc:
                     if exc.kind != "http":
                         raise
                     last = (pid, exc)
@@ -213,8 +214,8 @@ class OpaServerEngine(Engine):
     def _query(self, input_doc: dict[str, Any], rule: str) -> Any:
         """The value of ``data.streamwarden_opa_engine.<rule>``; undefined is UndefinedDecision."""
         try:
-            defined, value = self.client.query(f"{ENTRY_PACKAGE}/{rule}", input_doc)
-        except OpaRestError as exc:
+            defined, value = self.client.query(ENTRY_PACKAGE, rule, input_doc)
+        except OpaHttpError as exc:
             raise PolicyError(
                 f"policy evaluation failed on OPA (data.{ENTRY_PACKAGE}.{rule}) for {subject(input_doc)}: {exc.message}"
             ) from None
