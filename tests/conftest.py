@@ -44,6 +44,7 @@ CLEAN_CONTRACT = textwrap.dedent(
           kind: kafka
           uid: orders-source
           rewindable: true
+          retention: 14d
       sinks:
         - name: orders-table
           kind: iceberg
