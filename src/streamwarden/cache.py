@@ -260,6 +260,7 @@ class Entry:
     findings: list[Finding]
     deps: list[tuple[str, str]]
     timing: Timing
+    writes: dict[str, Any] | None = None  # the tables it writes (writers.Writer.cached), for SW-TABLE-014
 
 
 _FINDING_FIELDS = [f.name for f in fields(Finding)]
@@ -338,6 +339,7 @@ def _entry_to_json(key: str, e: Entry, rule_text: RuleText) -> str | None:
             "exact_now": e.timing.exact_now,
             "thresholds": [list(t) for t in e.timing.thresholds],
             "findings": findings,
+            "writes": e.writes,
         },
         sort_keys=True,
         allow_nan=False,
@@ -374,6 +376,8 @@ def _entry_from_dict(key: str, d: Any, rule_text: RuleText) -> Entry:
         isinstance(t, list) and len(t) == 2 and _is_int(t[0]) and isinstance(t[1], bool) for t in thresholds
     ):
         raise ValueError("thresholds")
+    if "writes" not in d or not (d["writes"] is None or isinstance(d["writes"], dict)):
+        raise ValueError("writes")
     return Entry(
         name=name,
         file=file,
@@ -382,6 +386,7 @@ def _entry_from_dict(key: str, d: Any, rule_text: RuleText) -> Entry:
         findings=[_finding_from_stored(f, rule_text) for f in findings],
         deps=pairs,
         timing=Timing(exact, [(t[0], t[1]) for t in thresholds]),
+        writes=d["writes"],
     )
 
 

@@ -263,12 +263,14 @@ def review(result: Any) -> list[dict[str, Any]]:
         consumers = _consumer_names(head)
         findings = by_pipeline.get(ref.name, [])
         if base.get("status") == "added":
+            # nothing to compare, but a diff rule may judge the addition itself (a second writer
+            # of a table: SW-TABLE-014): its findings are listed as what the contract adds
             out.append(
                 {
                     "pipeline": ref.name,
                     "status": "added",
                     "file": ref.file,
-                    "changes": [],
+                    "changes": [c.to_dict() for c in _added(findings, consumers, diff_ids)],
                     "note": "A new contract: checked as new, nothing to compare.",
                 }
             )
@@ -358,6 +360,21 @@ def _unmatched(
         if f.rule not in diff_ids or f.waived or any(_related(c, f) for c in changes):
             continue
         c = Change(f.path, f.path, "kept", f.value, f.value)
+        c.cls = "breaking" if f.severity == "error" else "coordinate"
+        c.rule, c.reason = f.rule, f.message
+        if f.path.startswith(_READER_PREFIXES):
+            c.consumers = list(consumers)
+        out.append(c)
+    return out
+
+
+def _added(findings: list[Finding], consumers: list[str], diff_ids: set[str]) -> list[Change]:
+    """The diff rules' findings on a contract the pull request adds, each as the addition it judges."""
+    out = []
+    for f in findings:
+        if f.rule not in diff_ids or f.waived:
+            continue
+        c = Change(f.path, f.path, "added", None, f.value)
         c.cls = "breaking" if f.severity == "error" else "coordinate"
         c.rule, c.reason = f.rule, f.message
         if f.path.startswith(_READER_PREFIXES):

@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from streamwarden import inputdoc, progress, readahead, selfcheck
+from streamwarden import inputdoc, progress, readahead, selfcheck, writers
 from streamwarden.config import Config
 from streamwarden.contracts import Contract, discover_contracts, load_contract, load_contracts
 from streamwarden.contracts.load import (
@@ -283,7 +283,8 @@ def _run_discovered(
     findings: list[Finding] = []
     inputs: dict[str, dict[str, Any]] = {}
     seen: dict[str, PipelineRef] = {}
-    for _, ref, found, doc, name_line in merged:
+    written: list[writers.Writer] = []
+    for _, ref, found, doc, name_line, writer in merged:
         if ref.name in seen:
             errors.append(_duplicate_name(ref, seen[ref.name], name_line))
             continue
@@ -292,9 +293,12 @@ def _run_discovered(
         findings.extend(found)
         if doc is not None:
             inputs[ref.name] = doc
+        if writer is not None:
+            written.append(writer)
     policy_set = ctx.policy_set()
     if ctx.base is not None and trusted is not None:
         findings.extend(_repository_findings(ctx, policy_set, set(seen), trusted))
+    findings.extend(_writer_findings(ctx, policy_set, written))
     findings.sort(key=Finding.sort_key)
     return RunResult(
         pipelines=pipelines,
@@ -543,6 +547,34 @@ def _repository_findings(
     return out
 
 
+def _writer_findings(ctx: _RunContext, policy_set: PolicySet, written: list[writers.Writer]) -> list[Finding]:
+    """SW-TABLE-014 and the other rules of package streamwarden.writers, once per run, on the tables
+    more than one contract writes (none: nothing is evaluated). Each finding belongs to the writer
+    the rule names (``pipeline``), is located in its file, and is waived by its waivers in force."""
+    shared = writers.shared_tables(written)
+    if not shared:
+        return []
+    doc = inputdoc.writers(shared, ctx.now, ctx.base.ref if ctx.base is not None else None)
+    by_name = {w.pipeline: w for w in written}
+    if selfcheck.enabled():
+        selfcheck.check_input(doc)
+    out: list[Finding] = []
+    for (package, rule_set), elements in ctx.engine().evaluate(doc, [writers.PACKAGE]).items():
+        for element in elements:
+            name = element.get("pipeline") if isinstance(element, dict) else None
+            writer = by_name.get(name) if isinstance(name, str) else None
+            subject = _Subject(writer.pipeline, writer.file, {}) if writer else _Subject(REPOSITORY, "", {})
+            f = to_finding(policy_set, package, rule_set, element, subject)
+            if writer is not None:
+                own = {"waivers": writer.waivers}
+                if writer.trusted_waivers is None:
+                    apply_waivers([f], own)
+                else:
+                    apply_waivers([f], own, trusted=writer.trusted_waivers, now_ms=ctx.now)
+            out.append(f)
+    return out
+
+
 def _chunks(files: list[Path], workers: int) -> list[list[Path]]:
     """The files in chunks for ``workers`` processes, each chunk a share of what is left, so the
     chunks shrink towards the end (guided scheduling): the workers finish within a few contracts
@@ -572,7 +604,9 @@ def _worker_count(n_files: int) -> int:
     return max(1, min(cpus, 4, n_files // (PARALLEL_THRESHOLD // 2)))
 
 
-_Checked = tuple[Path, PipelineRef, list[Finding], "dict[str, Any] | None", int]
+# a checked contract: its file, name, findings, input document (when kept), the line of its name, and
+# the tables it writes (writers.py)
+_Checked = tuple[Path, PipelineRef, list[Finding], "dict[str, Any] | None", int, "writers.Writer | None"]
 
 
 # The run a fork worker serves, set by run_check just before the pool forks.
@@ -664,7 +698,12 @@ def _check_chunk_of(
         kept = None
         if ctx.keep_inputs:
             kept = inputdoc.review_part(doc) if ctx.options.review_inputs else doc
-        out.append((f, ref, found, kept, contract.line_of("metadata.name")))
+        writer = writers.writer_of(contract)
+        if writer is not None and base_doc is not None and ctx.base is not None:
+            writer.base = writers.base_part(base_doc)
+            base_waivers = (base_doc.get("contract") or {}).get("waivers") or []
+            writer.trusted_waivers = ctx.base.waivers_in_force(contract.name, base_waivers)
+        out.append((f, ref, found, kept, contract.line_of("metadata.name"), writer))
 
 
 def _remember(
@@ -682,6 +721,7 @@ def _remember(
     from streamwarden.cache import Entry, finding_to_json, timing_for
 
     files = [f.display for f in ctx.policy_set().files_for(evaluated)]
+    writer = writers.writer_of(contract)
     entry = Entry(
         name=contract.name,
         file=contract.file,
@@ -690,12 +730,13 @@ def _remember(
         findings=found,
         deps=deps,
         timing=timing_for(cache.context, contract.data, files, ctx.now),
+        writes=writer.cached() if writer is not None else None,
     )
     if hit is None:
         cache.store(key, entry)
         return
-    cached = (hit.name, hit.file, hit.name_line, hit.waivers, [finding_to_json(f) for f in hit.findings])
-    fresh = (entry.name, entry.file, entry.name_line, entry.waivers, [finding_to_json(f) for f in found])
+    cached = (hit.name, hit.file, hit.name_line, hit.waivers, [finding_to_json(f) for f in hit.findings], hit.writes)
+    fresh = (entry.name, entry.file, entry.name_line, entry.waivers, [finding_to_json(f) for f in found], entry.writes)
     if cached != fresh:
         raise selfcheck.SelfCheckError(
             f"the result cache returned a stale result for {contract.file}: cached {cached!r}, computed {fresh!r}"
@@ -706,13 +747,17 @@ def _from_entry(f: Path, entry: Entry, ctx: _RunContext) -> _Checked:
     """A cache hit: the stored findings, with the waivers in force applied as for a fresh result."""
     found = entry.findings
     waivers = {"waivers": entry.waivers}
+    writer = writers.from_cache(entry.name, entry.file, entry.waivers, entry.writes)
     if ctx.base is None:
         apply_waivers(found, waivers)
     else:  # an unchanged contract: its base version is itself, so are its waivers (unless the
         # trusted ref changed them since the merge base)
         in_force = ctx.base.waivers_in_force(entry.name, entry.waivers)
         apply_waivers(found, waivers, trusted=in_force, now_ms=ctx.now)
-    return (f, PipelineRef(entry.name, entry.file), found, None, entry.name_line)
+        if writer is not None:
+            writer.base = writers.unchanged_base(writer)
+            writer.trusted_waivers = in_force
+    return (f, PipelineRef(entry.name, entry.file), found, None, entry.name_line, writer)
 
 
 def _duplicate_name(ref: PipelineRef, first: PipelineRef, line: int) -> InputError:

@@ -8,7 +8,7 @@ peak RSS of the check process, and whether any JVM module was imported. Goals on
 machine: cold at most 2x the floor, warm at most 0.3x, peak RSS at most 300 MB (at 5,000
 contracts too: ``--contracts 5000``), no JVM.
 
-    python tests/benchmarks/bench_check.py [--contracts 1000] [--runs 3] [--keep DIR] [--json FILE]
+    python tests/benchmarks/bench_check.py [--contracts 1000] [--runs 3] [--keep DIR] [--json FILE] [--one-table]
 
 ``--json FILE`` also writes every measurement (seconds, MB) for ``run_all.py``.
 """
@@ -81,12 +81,16 @@ spec:
 """
 
 
-def generate(directory: Path, n: int, deployment: bool = True) -> None:
-    """``n`` contracts under ``directory``; with ``deployment`` each names its own FlinkDeployment."""
+def generate(directory: Path, n: int, deployment: bool = True, one_table: bool = False) -> None:
+    """``n`` contracts under ``directory``; with ``deployment`` each names its own FlinkDeployment.
+    Each writes a table of its own, as in a repository where one contract owns each table; with
+    ``one_table`` every one writes sales.orders (SW-TABLE-014 then fires for each of them)."""
     rng = random.Random(42)
     for i in range(n):
         name = f"pipeline-{i:04d}"
         text = CLEAN_CONTRACT.replace("orders-enrichment", name)
+        if not one_table:
+            text = text.replace("sales.orders", f"sales.orders_{i:04d}")
         for old, new in rng.sample(VARIANTS, rng.randint(0, 3)):
             text = text.replace(old, new)
         d = directory / f"team-{i % 20:02d}" / name
@@ -177,6 +181,7 @@ def main() -> int:
     ap.add_argument("--contracts", type=int, default=1000)
     ap.add_argument("--runs", type=int, default=3)
     ap.add_argument("--no-deployment", action="store_true", help="contracts that name no deployment file")
+    ap.add_argument("--one-table", action="store_true", help="every contract writes the same table (SW-TABLE-014)")
     ap.add_argument("--keep", type=Path)
     ap.add_argument("--json", type=Path, help="also write the measurements to this file")
     args = ap.parse_args()
@@ -185,7 +190,7 @@ def main() -> int:
     directory = base / "contracts"
     cache = base / "cache"
     try:
-        generate(directory, args.contracts, deployment=not args.no_deployment)
+        generate(directory, args.contracts, deployment=not args.no_deployment, one_table=args.one_table)
         n_files = sum(1 for _ in directory.rglob("*.yaml"))
         floor(directory)  # warm the page cache
         run_check(directory, "--no-cache")  # and the interpreter's imports
