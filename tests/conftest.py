@@ -108,6 +108,12 @@ CLEAN_CONTRACT = textwrap.dedent(
 )
 
 
+def named_contract(name: str, text: str = CLEAN_CONTRACT) -> str:
+    """``text`` (CLEAN_CONTRACT) as pipeline ``name``, writing a table of its own (``sales.<name>``):
+    two contracts that write one table are SW-TABLE-014, one writer per table."""
+    return text.replace("orders-enrichment", name).replace("sales.orders", "sales." + name.replace("-", "_"))
+
+
 @pytest.fixture
 def runner() -> CliRunner:
     return CliRunner()
