@@ -25,9 +25,11 @@ def _custom(source: str, name: str = "x") -> PolicyFile:
 
 def test_the_builtin_diff_rules_are_the_ones_that_compare_base_and_head() -> None:
     # every SW-SCHEMA rule but SW-SCHEMA-008 (the live table against the contract, not a change),
-    # the state, waiver and backfill rules on the base, and the policy-change rule
+    # the state, waiver and backfill rules on the base, the policy-change rule, and a second writer
+    # of a table (breaking in the pull request that adds it)
     schema = {f"SW-SCHEMA-{n:03d}" for n in (1, 2, 3, 4, 5, 6, 7, 9, 10, 11)}
     others = {"SW-STATE-006", "SW-STATE-007", "SW-STATE-008", "SW-WAIVER-002", "SW-REC-004", "SW-POLICY-001"}
+    others |= {"SW-TABLE-014"}
     assert PACK.diff_rule_ids() == schema | others
     assert PACK.is_diff_rule("SW-SCHEMA-001") and not PACK.is_diff_rule("SW-SCHEMA-008")
     assert not PACK.is_diff_rule("SW-CKPT-001") and not PACK.is_diff_rule("NOPE-1")
