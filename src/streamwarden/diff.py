@@ -290,12 +290,15 @@ def review(result: Any) -> list[dict[str, Any]]:
         doc = result.inputs.get(ref.name) or {}
         base = doc.get("base") or {}
         if base.get("status") == "added":
+            consumers = _consumer_names(doc.get("contract") or {})
+            # nothing to compare, but a diff rule may judge the addition itself (a second writer
+            # of a table: SW-TABLE-014): its findings are listed as what the contract adds
             out.append(
                 {
                     "pipeline": ref.name,
                     "status": "added",
                     "file": ref.file,
-                    "changes": [],
+                    "changes": [c.to_dict() for c in _added(findings, consumers, diff_ids)],
                     "note": "A new contract: checked as new, nothing to compare.",
                 }
             )
@@ -403,6 +406,20 @@ def _unmatched(
             c = Change(f.path, f.path, "deployment", None, f.value)
         else:
             c = Change(f.path, f.path, "kept", f.value, f.value)
+        c.cls = "breaking" if f.severity == "error" else "coordinate"
+        c.rule, c.reason = f.rule, f.message
+        c.consumers = _consumers_of(c, f, consumers)
+        out.append(c)
+    return out
+
+
+def _added(findings: list[Finding], consumers: list[str], diff_ids: set[str]) -> list[Change]:
+    """The diff rules' findings on a contract the pull request adds, each as the addition it judges."""
+    out = []
+    for f in findings:
+        if f.rule not in diff_ids or f.waived:
+            continue
+        c = Change(f.path, f.path, "added", None, f.value)
         c.cls = "breaking" if f.severity == "error" else "coordinate"
         c.rule, c.reason = f.rule, f.message
         c.consumers = _consumers_of(c, f, consumers)
