@@ -1,9 +1,15 @@
-"""The README and the rule catalog say what the code does."""
+"""The README is an overview that starts with the project's two commands, every page of docs/ is in
+its index, and the rule catalog says what the code does."""
 
 from __future__ import annotations
 
+import re
+
 from click.testing import CliRunner
 from tests.conftest import REPO, invoke
+
+README = REPO / "README.md"
+DOCS = REPO / "docs"
 
 
 def test_policy_doc_renders_every_rule_with_what_why_and_fix(runner: CliRunner) -> None:
@@ -18,7 +24,27 @@ def test_policy_doc_renders_every_rule_with_what_why_and_fix(runner: CliRunner) 
 
 
 def test_readme_starts_with_the_two_commands() -> None:
-    text = (REPO / "README.md").read_text(encoding="utf-8")
-    head = text[: text.index("## A short tour")]
-    assert "make test" in head
-    assert "streamwarden check" in head
+    text = README.read_text(encoding="utf-8")
+    head = text[: text.index("\n## ")]  # before the first section
+    block = re.search(r"^```sh\n(.*?)^```$", head, re.DOTALL | re.MULTILINE)
+    assert block, "the README's first block must hold the two commands"
+    commands = [line for line in block.group(1).splitlines() if line.strip() and not line.startswith("#")]
+    assert commands == ["make demo", "make test"]
+    makefile = (REPO / "Makefile").read_text(encoding="utf-8")
+    assert "\ndemo:" in makefile and "\ntest:" in makefile
+
+
+def test_readme_stays_an_overview() -> None:
+    size = len(README.read_text(encoding="utf-8").encode("utf-8"))
+    assert size <= 14_000, f"README.md is {size} bytes: put the detail on a page of docs/ (listed in docs/README.md)"
+
+
+def test_the_docs_index_lists_every_page_once() -> None:
+    index = (DOCS / "README.md").read_text(encoding="utf-8")
+    listed = re.findall(r"^\d+\. \[([\w-]+\.md)\]\(\1\) — \S", index, re.MULTILINE)
+    pages = sorted(p.name for p in DOCS.glob("*.md") if p.name != "README.md")
+    assert sorted(listed) == pages
+    assert len(listed) == len(set(listed))
+    numbers = [int(n) for n in re.findall(r"^(\d+)\. ", index, re.MULTILINE)]
+    assert numbers == list(range(1, len(pages) + 1))  # one reading order
+    assert "(docs/README.md)" in README.read_text(encoding="utf-8")

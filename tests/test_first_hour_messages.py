@@ -90,9 +90,9 @@ def test_color_never_and_always_override_the_terminal_and_no_color(tmp_path: Pat
     assert bad.code == 2 and "--color" in bad.stderr
 
 
-def test_readme_documents_color() -> None:
-    readme = (REPO / "README.md").read_text(encoding="utf-8")
-    assert "--color auto|always|never" in readme and "NO_COLOR" in readme
+def test_the_commands_page_documents_color() -> None:
+    page = (REPO / "docs" / "cli.md").read_text(encoding="utf-8")
+    assert "--color auto|always|never" in page and "NO_COLOR" in page
 
 
 # -------------------------------------------------------------------------------- YAML and schema
