@@ -48,3 +48,15 @@ def test_the_docs_index_lists_every_page_once() -> None:
     numbers = [int(n) for n in re.findall(r"^(\d+)\. ", index, re.MULTILINE)]
     assert numbers == list(range(1, len(pages) + 1))  # one reading order
     assert "(docs/README.md)" in README.read_text(encoding="utf-8")
+
+
+def test_the_changelog_is_release_notes_for_the_packaged_version() -> None:
+    text = (REPO / "CHANGELOG.md").read_text(encoding="utf-8")
+    version = re.search(r'^version = "([^"]+)"', (REPO / "pyproject.toml").read_text(encoding="utf-8"), re.MULTILINE)
+    assert version
+    releases = re.findall(r"^## (\S+)", text, re.MULTILINE)
+    assert releases and releases[0] == version.group(1), (releases, version.group(1))
+    first = text.split("\n## ")[1].split("\n## ", 1)[0]
+    sections = re.findall(r"^### (.+)$", first, re.MULTILINE)
+    assert sections and set(sections) <= {"Added", "Changed", "Fixed", "Security"}, sections
+    assert len(sections) == len(set(sections))

@@ -17,9 +17,7 @@ from tests.cli import Proc, sw
 from tests.conftest import REPO
 from tests.gitrepo import Repo
 
-DEPLOYMENT = (
-    REPO / "tests/fixtures/deploy-corpus/apache__flink-kubernetes-operator/examples/basic-checkpoint-ha.yaml"
-)
+DEPLOYMENT = REPO / "tests/fixtures/deploy-corpus/apache__flink-kubernetes-operator/examples/basic-checkpoint-ha.yaml"
 _BLOCK = re.compile(r"^```(\w+)\n(.*?)^```$", re.DOTALL | re.MULTILINE)
 
 
@@ -163,5 +161,6 @@ def test_the_readme_adoption_path_runs_as_written(tmp_path: Path) -> None:
     assert "`.github/workflows/streamwarden.yml`" in text
     job = yaml.safe_load(workflow)["jobs"]["streamwarden"]
     path, _, sha = job["uses"].partition("@")
-    assert path.endswith("/.github/workflows/streamwarden.yml") and (REPO / ".github/workflows/streamwarden.yml").is_file()
+    assert path.endswith("/.github/workflows/streamwarden.yml")
+    assert (REPO / ".github/workflows/streamwarden.yml").is_file()
     assert re.fullmatch(r"[0-9a-f]{40}", sha.split()[0]) and job["with"]["install"].endswith(f"@{sha.split()[0]}")
