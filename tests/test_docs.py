@@ -6,6 +6,7 @@ from __future__ import annotations
 import re
 
 from click.testing import CliRunner
+from tests.cli import sw
 from tests.conftest import REPO, invoke
 
 README = REPO / "README.md"
@@ -21,6 +22,14 @@ def test_policy_doc_renders_every_rule_with_what_why_and_fix(runner: CliRunner) 
     for rule_id in rules:
         assert f"### {rule_id}: " in out
     assert out.count("**How to fix it.**") == len(rules)
+
+
+def test_every_built_in_rule_is_in_an_area_of_the_catalog_and_the_table_heads_it() -> None:
+    catalog = (DOCS / "rules.md").read_text(encoding="utf-8")
+    assert "## Custom rules" not in catalog  # the area of rules from --policy directories only
+    table = sw("policy", "doc", "--table", cwd=REPO)
+    assert table.code == 0, table
+    assert table.stdout.startswith("| id | severity | title |") and table.stdout in catalog
 
 
 def test_readme_starts_with_the_two_commands() -> None:
