@@ -22,6 +22,7 @@ _REPO_PATH = re.compile(
     r"(?:docs|contracts|policies|scripts|src|tests|\.github)/[^\s`'\"]+"
     r"|README\.md|ARCHITECTURE\.md|CHANGELOG\.md|pyproject\.toml|Makefile|action\.yml|\.pre-commit-hooks\.yaml"
 )
+_OUTSIDE = re.compile(r"/work/shared\S*|\breference/[\w-]+\.md\b|\bstack-notes\b")  # notes kept outside the repository
 _PLACEHOLDER = re.compile(r"[<>*{}]|\.\.\.|\bNAME\b|\bFILE\b")
 
 
@@ -103,7 +104,7 @@ def test_no_file_cites_a_docs_page_that_is_gone_or_notes_outside_the_repository(
         if not where.startswith("tests/"):  # tests make docs/ pages of their own in temporary repositories
             gone += [f"{where}: {m}" for m in re.findall(r"\bdocs/[\w.-]+\.md\b", text) if not (REPO / m).is_file()]
         if path != Path(__file__):
-            outside += [f"{where}: {m}" for m in re.findall(r"/work/shared\S*|\breference/[\w-]+\.md\b", text)]
+            outside += [f"{where}: {m}" for m in _OUTSIDE.findall(text)]
     assert not gone, f"files cite pages of docs/ that do not exist: {gone}"
     assert not outside, f"files cite notes kept outside the repository: {outside}"
 
