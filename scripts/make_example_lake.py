@@ -8,7 +8,7 @@ table gets its contract's schema (field ids, required-ness, types), partition sp
 identifier fields, and a history committed the way the Iceberg Flink sink commits: one snapshot
 per completed checkpoint of one job, stamped with ``flink.job-id``, ``flink.operator-id`` (the
 OperatorID of the committing operator, derived from the sink's uid) and
-``flink.max-committed-checkpoint-id`` (reference/flink-iceberg.md §4, §5). The history ends
+``flink.max-committed-checkpoint-id`` (docs/facts-iceberg.md, docs/facts-savepoint.md). The history ends
 LAST_COMMIT_AGO before ``--now``, so the pipelines' freshness promises hold at that time.
 
 - orders-enrichment (clean): 20 checkpoints, unique orders, nothing stale or expired. No live rule

@@ -1,16 +1,20 @@
-"""Regenerate docs/contract-reference.md from the contract's JSON Schema and the built-in policies
-(tests/test_docs.py checks that it is up to date)."""
+"""Regenerate docs/contract-reference.md from the contract's JSON Schema and the built-in policies.
+
+python scripts/update_contract_reference.py           # rewrite it
+python scripts/update_contract_reference.py --check   # exit 1 when it is stale (scripts/generate.py --check)
+"""
 
 from __future__ import annotations
 
 import sys
-from pathlib import Path
+
+from generated import ROOT, write_or_check
 
 from streamwarden.contractdoc import render
 from streamwarden.engine import load_policy_set
 from streamwarden.resources import CONTRACT_SCHEMA, load_schema
 
-DOC = Path(__file__).resolve().parent.parent / "docs" / "contract-reference.md"
+DOC = ROOT / "docs" / "contract-reference.md"
 
 
 def rendered() -> str:
@@ -18,7 +22,4 @@ def rendered() -> str:
 
 
 if __name__ == "__main__":
-    new = rendered()
-    if "--check" in sys.argv:
-        sys.exit(0 if DOC.is_file() and DOC.read_text(encoding="utf-8") == new else 1)
-    DOC.write_text(new, encoding="utf-8")
+    sys.exit(0 if write_or_check(DOC, rendered(), "update_contract_reference.py", "--check" in sys.argv) else 1)

@@ -22,7 +22,7 @@ What normalization changes, and so what the derived part says:
 ``streamwarden.pullrequest`` trims it to).
 
     python scripts/update_input_schema.py           # rewrite the derived part
-    python scripts/update_input_schema.py --check   # exit 1 when it is stale (tests/test_input_schema.py)
+    python scripts/update_input_schema.py --check   # exit 1 when it is stale (scripts/generate.py --check)
 """
 
 from __future__ import annotations
@@ -30,12 +30,13 @@ from __future__ import annotations
 import copy
 import json
 import sys
-from pathlib import Path
 from typing import Any
+
+from generated import ROOT, write_or_check
 
 from streamwarden.pullrequest import _HISTORY_TABLE_KEYS
 
-SCHEMA_DIR = Path(__file__).resolve().parent.parent / "contracts" / "schema"
+SCHEMA_DIR = ROOT / "contracts" / "schema"
 CONTRACT = SCHEMA_DIR / "pipeline-contract.v1.schema.json"
 INPUT = SCHEMA_DIR / "streamwarden-input.v1.schema.json"
 PREFIX = "contract"  # every derived $defs entry's name starts with it; no hand-written one does
@@ -195,13 +196,7 @@ def main(argv: list[str]) -> int:
     contract_schema = json.loads(CONTRACT.read_text(encoding="utf-8"))
     current = json.loads(INPUT.read_text(encoding="utf-8"))
     new = updated(current, contract_schema)
-    if "--check" in argv:
-        if new != current:
-            print(f"{INPUT.name} is stale: run `python scripts/update_input_schema.py`", file=sys.stderr)
-            return 1
-        return 0
-    INPUT.write_text(render(new), encoding="utf-8")
-    return 0
+    return 0 if write_or_check(INPUT, render(new), "update_input_schema.py", "--check" in argv) else 1
 
 
 if __name__ == "__main__":

@@ -6,18 +6,19 @@ index instead of parsing the METADATA YAML of every built-in file; a file whose 
 the indexed hash is parsed as before, so a stale index costs time, never a wrong result.
 
     python scripts/update_policy_index.py           # rewrite it
-    python scripts/update_policy_index.py --check   # exit 1 when it is stale (tests/test_policy_index.py)
+    python scripts/update_policy_index.py --check   # exit 1 when it is stale (scripts/generate.py --check)
 """
 
 from __future__ import annotations
 
 import json
 import sys
-from pathlib import Path
+
+from generated import ROOT, write_or_check
 
 from streamwarden.engine.policyset import INDEX_FORMAT, INDEX_NAME, _rego_files, index_entry, parse_policy
 
-POLICIES = Path(__file__).resolve().parent.parent / "policies"
+POLICIES = ROOT / "policies"
 
 
 def render() -> str:
@@ -29,17 +30,8 @@ def render() -> str:
 
 
 def main() -> int:
-    target = POLICIES / INDEX_NAME
-    text = render()
-    if "--check" in sys.argv[1:]:
-        current = target.read_text(encoding="utf-8") if target.exists() else ""
-        if current != text:
-            print(f"{target} is stale: run python scripts/update_policy_index.py", file=sys.stderr)
-            return 1
-        return 0
-    target.write_text(text, encoding="utf-8")
-    print(f"wrote {target} ({len(json.loads(text)['files'])} files)")
-    return 0
+    check = "--check" in sys.argv[1:]
+    return 0 if write_or_check(POLICIES / INDEX_NAME, render(), "update_policy_index.py", check) else 1
 
 
 if __name__ == "__main__":

@@ -3,7 +3,7 @@ writers that commit the way the Iceberg Flink sink does.
 
 The Flink sink commits once per completed checkpoint, stamping the snapshot summary with
 ``flink.job-id``, ``flink.operator-id`` and ``flink.max-committed-checkpoint-id``
-(reference/flink-iceberg.md §5); here that is ``append(..., snapshot_properties={...})``. A
+(docs/facts-iceberg.md); here that is ``append(..., snapshot_properties={...})``. A
 checkpoint committed twice re-adds the same data files (the committer replays the same
 WriteResult), which ``FlinkSink.recommit`` reproduces with ``add_files``.
 

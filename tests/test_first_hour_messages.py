@@ -90,9 +90,9 @@ def test_color_never_and_always_override_the_terminal_and_no_color(tmp_path: Pat
     assert bad.code == 2 and "--color" in bad.stderr
 
 
-def test_readme_documents_color() -> None:
-    readme = (REPO / "README.md").read_text(encoding="utf-8")
-    assert "--color auto|always|never" in readme and "NO_COLOR" in readme
+def test_the_commands_page_documents_color() -> None:
+    page = (REPO / "docs" / "cli.md").read_text(encoding="utf-8")
+    assert "--color auto|always|never" in page and "NO_COLOR" in page
 
 
 # -------------------------------------------------------------------------------- YAML and schema
@@ -118,17 +118,17 @@ def test_a_key_at_the_wrong_level_names_where_it_belongs(tmp_path: Path) -> None
 
 
 def test_a_top_level_key_written_in_a_list_item_says_where_it_is_allowed(tmp_path: Path) -> None:
-    text = CLEAN_CONTRACT.replace("      rewindable: true\n", "      rewindable: true\n      retention: 7d\n", 1)
+    text = CLEAN_CONTRACT.replace("      rewindable: true\n", "      rewindable: true\n      quality: strict\n", 1)
     p = _contract(tmp_path, text)
     r = sw("validate", "contracts/orders.yaml", cwd=tmp_path)
     assert r.code == 2, r
-    line = _line_of(p, "retention: 7d")
-    assert f"contracts/orders.yaml:{line}: job.sources[0].retention: unknown key 'retention'" in r.stderr, r
+    line = _line_of(p, "quality: strict")
+    assert f"contracts/orders.yaml:{line}: job.sources[0].quality: unknown key 'quality'" in r.stderr, r
     assert (
-        "hint: 'retention' is allowed at the top level, not in job.sources[0]; allowed in job.sources[0]: "
-        "name, kind, uid, rewindable"
+        "hint: 'quality' is allowed at the top level, not in job.sources[0]; allowed in job.sources[0]: "
+        "name, kind, uid, rewindable, retention"
     ) in r.stderr, r
-    assert "did you mean 'retention'" not in r.stderr  # the same name: no news to the user
+    assert "did you mean 'quality'" not in r.stderr  # the same name: no news to the user
 
 
 @pytest.mark.parametrize(

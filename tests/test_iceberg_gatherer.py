@@ -115,7 +115,7 @@ def test_snapshots_carry_flink_lineage_and_summaries_as_plain_dicts(lake: Lake) 
 
 
 def test_summary_is_not_a_dict_and_summary_dict_handles_it(lake: Lake) -> None:
-    """reference/stack-notes.md: `in` is always true, a missing key is None, dict() raises."""
+    """pyiceberg's Summary: `in` is always true, a missing key is None, dict() raises."""
     table = lake.create_orders()
     FlinkSink(lake, table, JOB_A).commit(1)
     snap = table.current_snapshot()

@@ -67,7 +67,8 @@ def _post(cluster: Any, path: str, body: dict[str, Any]) -> Any:
 
 
 def trigger_savepoint(cluster: Any, jid: str, target: Path, fmt: str) -> str:
-    """POST /jobs/:id/savepoints, poll the trigger; a failed trigger also says COMPLETED (stack-notes)."""
+    """POST /jobs/:id/savepoints, poll the trigger; a failed trigger also says COMPLETED
+    (its operation holds the failure cause)."""
     trigger = _post(
         cluster,
         f"/jobs/{jid}/savepoints",

@@ -18,7 +18,7 @@ from streamwarden.flink.uids import (
 )
 
 # Computed by Guava's Hashing.murmur3_128(0).putString(uid, UTF-8) inside flink-dist 2.3.0 (shaded
-# guava33) and printed with OperatorID.toString(); the first two are reference/flink-iceberg.md §4.
+# guava33) and printed with OperatorID.toString().
 GUAVA_VECTORS = {
     "src-uid": "65eb651c08e51afc6b01b9ec8c609cba",
     "counter": "0da08f51eaa85fc298e176a139b3649a",

@@ -119,7 +119,7 @@ class BaseSnapshot:
         return os.fspath(resolved(head_file)) in same
 
     def document(self, name: str, head_file: Path, head: dict[str, Any] | None = None) -> dict[str, Any]:
-        """``input.base`` for the head contract ``name`` (see docs/design-internal.md). An unchanged
+        """``input.base`` for the head contract ``name`` (see docs/input-document.md). An unchanged
         file's base version is the head contract itself (``head``), with no history to compare."""
         same_path, found = self._paired(name, head_file)
         if same_path is not None and same_path.unchanged and head is not None:

@@ -87,7 +87,7 @@ def _ranges(rows: list[int]) -> str:
 @policy.command("doc")
 @click.option("--output", "-o", metavar="FILE")
 @click.option("--policy", "policy_dirs", multiple=True, metavar="DIR", help="Include custom policies.")
-@click.option("--table", is_flag=True, help="Only the rule table (id, severity, title), as in the README.")
+@click.option("--table", is_flag=True, help="Only the rule table (id, severity, title) that heads docs/rules.md.")
 @handle_errors
 def policy_doc(output: str | None, policy_dirs: tuple[str, ...], table: bool) -> None:
     """The rule catalog as Markdown, from the policies' METADATA."""

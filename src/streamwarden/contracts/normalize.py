@@ -193,7 +193,7 @@ def with_defaults(value: dict[str, Any], tree: DefaultsTree) -> dict[str, Any]:
 
 
 def normalize_contract(data: dict[str, Any], schema: Schema) -> dict[str, Any]:
-    """A validated contract -> the ``input.contract`` document (see docs/design-internal.md)."""
+    """A validated contract -> the ``input.contract`` document (see docs/input-document.md)."""
     walker = walker_for(schema)
     # the schema's defaults first (a default is written as the contract would write it)
     out: dict[str, Any] = convert_units(walker, schema, with_defaults(data, _tree_for(walker, schema)))

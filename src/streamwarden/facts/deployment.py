@@ -3,7 +3,7 @@
 ``job.deployment`` lists repository files relative to the contract's directory: Flink 2.x
 ``config.yaml``, legacy ``flink-conf.yaml``, Flink Kubernetes Operator manifests
 (``FlinkDeployment`` / ``FlinkSessionJob``) and SQL scripts with ``SET`` lines. The result is the
-``facts.deployment`` document of docs/design-internal.md.
+``facts.deployment`` document of docs/facts-deployment.md (its "Shape" section).
 
 Precedence (which value Flink gets when several places set a key):
 

@@ -1,7 +1,7 @@
 """What streamwarden knows about Flink configuration keys (no I/O).
 
 The key table gives each option its Flink 2.x name, its deprecated 1.x aliases in the order
-Flink falls back to them, its type and its default (reference/flink-iceberg.md §2). Options
+Flink falls back to them, its type and its default (docs/facts-deployment.md). Options
 marked ``explicit_default`` are the ones the policies read: when the repository leaves them
 unset, the deployment facts carry Flink's default explicitly.
 

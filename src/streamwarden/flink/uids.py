@@ -4,7 +4,7 @@ An operator's id is Guava's ``Hashing.murmur3_128(0)`` over ``putString(uid, UTF
 ``asBytes()``: MurmurHash3 x64 128-bit with seed 0, h1 then h2, each little-endian. Flink prints an
 OperatorID (REST vertex ids, logs, ``flink.operator-id`` in Iceberg snapshots) as those 16 bytes in
 lower-case hex, and ``_metadata`` stores the same 16 bytes in the same order
-(reference/flink-iceberg.md §4). A JobVertexID is the OperatorID of the chain head.
+(docs/facts-savepoint.md). A JobVertexID is the OperatorID of the chain head.
 
 Connectors derive further uids from the one the user gives; ``derived_uids`` lists those that
 carry state for the sinks a contract declares (the Iceberg sink's committer among them).
@@ -96,7 +96,7 @@ class DeclaredUid:
         return {"uid": self.uid, "operator_id": self.operator_id, "path": self.path, "derived": self.derived}
 
 
-# Connector-derived uids for a sink whose contract uid is U (reference/flink-iceberg.md §4, §5):
+# Connector-derived uids for a sink whose contract uid is U (docs/facts-savepoint.md):
 #   Iceberg FlinkSink (v1) with uidPrefix U: writer "U-writer", committer "U-committer";
 #   Sink V2 (IcebergSink and others): the writer takes U, the committer "Sink Committer: U";
 #   IcebergSink (v2) with uidSuffix U: its pre-commit aggregator "Sink pre-commit aggregator: U".

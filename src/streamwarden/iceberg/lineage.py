@@ -1,7 +1,7 @@
 """Flink commit lineage along one branch of an Iceberg table. Pure: no I/O, no pyiceberg.
 
 The Iceberg Flink sink stamps every snapshot it commits with ``flink.job-id``,
-``flink.operator-id`` and ``flink.max-committed-checkpoint-id`` (reference/flink-iceberg.md §5).
+``flink.operator-id`` and ``flink.max-committed-checkpoint-id`` (docs/facts-iceberg.md).
 Read along the branch's parent ancestry (oldest first), they tie each table state to the
 checkpoint that produced it, and show:
 

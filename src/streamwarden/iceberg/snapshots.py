@@ -2,7 +2,7 @@
 data files the window's snapshots added. Works on pyiceberg objects by attribute access only; the
 one pyiceberg import (for manifest reads) is inside ``added_data_files``.
 
-pyiceberg's ``snapshot.summary`` is a ``Summary`` model, not a dict (reference/stack-notes.md):
+pyiceberg's ``snapshot.summary`` is a ``Summary`` model, not a dict:
 ``summary["missing"]`` is None, so ``"x" in summary`` is always true, and ``dict(summary)``
 raises. ``summary_dict`` is the one place that turns it into a plain dict.
 """

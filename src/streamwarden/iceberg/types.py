@@ -2,12 +2,12 @@
 
 Pure functions over strings (and, for ``normalize_type``, pyiceberg type objects, read by duck
 typing so this module never imports pyiceberg). The normalized form is the contract's
-(docs/design-internal.md): lower case, no spaces, ``decimal(12,2)``, ``fixed[16]``,
+(docs/contract-reference.md, ``fieldType``): lower case, no spaces, ``decimal(12,2)``, ``fixed[16]``,
 ``list<long>``, ``map<string,long>``, ``struct<name:type,...>``. Nested required-ness and field
 ids are not part of the form.
 
 Promotions follow the Iceberg spec (format/spec.md, "Schema Evolution"), not pyiceberg, which
-accepts a decimal scale change and string<->binary (reference/stack-notes.md):
+accepts a decimal scale change and string<->binary:
 
 =============  ==========================  ==========================
 from           v1, v2                      v3+

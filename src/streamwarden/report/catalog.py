@@ -1,5 +1,5 @@
-"""``policy doc``: the rule catalog as Markdown, rendered from the policies' METADATA (the README's
-rule table is ``policy doc --table``).
+"""``policy doc``: the rule catalog as Markdown, rendered from the policies' METADATA (docs/rules.md;
+its table at the top is ``policy doc --table``).
 
 A custom policy's METADATA is text from a repository like a contract, so every value is escaped:
 ``escape.cell`` for ids, titles, descriptions and fixes (one paragraph each), ``escape.code`` for
@@ -18,6 +18,7 @@ _AREAS = [
     ("SW-RET", "Retention"),
     ("SW-SCHEMA", "Schema evolution"),
     ("SW-REC", "Recovery and governance"),
+    ("SW-SRC", "Sources"),
     ("SW-DEPLOY", "Deployment files"),
     ("SW-DATA", "Data facts"),
     ("SW-FACT", "Facts"),
