@@ -46,6 +46,7 @@ def test_the_builtin_pack_marks_its_live_diff_and_gate_files() -> None:
     assert marked["data"] == ("facts.data",)
     assert marked["schema"] == ("base",)
     assert marked["recovery_gate"] == ("facts.savepoint", "mode.gate")
+    assert marked["writers"] == ("mode.writers",)  # once per run, on the tables several contracts write
     # the contract-only rules, SW-FACT-001 and the repository-level rules are always evaluated
     for always in ("checkpoint", "state", "table", "retention", "recovery", "waiver", "facts", "policy", "lib"):
         assert always not in marked
@@ -57,6 +58,7 @@ def test_the_builtin_pack_marks_its_live_diff_and_gate_files() -> None:
         "facts.iceberg",
         "facts.savepoint",
         "mode.gate",
+        "mode.writers",
     ]
 
 
