@@ -6,9 +6,9 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
-from streamwarden.contractdoc import render
+from streamwarden.core.resources import CONTRACT_SCHEMA, load_schema
 from streamwarden.engine import load_policy_set
-from streamwarden.resources import CONTRACT_SCHEMA, load_schema
+from streamwarden.verbs.reference import render
 
 DOC = Path(__file__).resolve().parent.parent / "docs" / "contract-reference.md"
 

@@ -9,13 +9,13 @@ import textwrap
 from pathlib import Path
 from typing import Any
 
-from streamwarden.config import Config
+from streamwarden.check.run import evaluate_contract
+from streamwarden.contracts.config import Config
 from streamwarden.contracts.load import load_contract
 from streamwarden.engine import load_policy_set, make_engine
+from streamwarden.evaluate.inputdoc import pipeline as build_input
 from streamwarden.facts.spark_data import gather_data
 from streamwarden.facts.static import gather_static_facts
-from streamwarden.inputdoc import pipeline as build_input
-from streamwarden.run import evaluate_contract
 
 NOW = dt.datetime(2026, 11, 25, 12, 0, tzinfo=dt.timezone.utc)
 NOW_MS = int(NOW.timestamp() * 1000)

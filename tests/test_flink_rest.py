@@ -19,14 +19,14 @@ import pytest
 from tests.fake_flink import fake_flink
 from tests.flink_cluster import FlinkCluster, java_missing_reason
 
-from streamwarden.config import Config
+from streamwarden.check.run import evaluate_contract
+from streamwarden.contracts.config import Config
 from streamwarden.contracts.load import load_contract
 from streamwarden.engine import load_policy_set, make_engine
+from streamwarden.evaluate.findings import Finding
+from streamwarden.evaluate.inputdoc import pipeline as build_input
 from streamwarden.facts.flink import gather_flink, gather_flink_one
 from streamwarden.facts.static import gather_static_facts
-from streamwarden.findings import Finding
-from streamwarden.inputdoc import pipeline as build_input
-from streamwarden.run import evaluate_contract
 
 pytestmark = pytest.mark.slow
 

@@ -74,7 +74,7 @@ def test_check_and_gate_gather_the_same_iceberg_section_with_one_load_each(
     tmp_path: Path, counted_loads: list[str]
 ) -> None:
     from recovery_repo import RecoveryRepo
-    from streamwarden.config import load_config
+    from streamwarden.contracts.config import load_config
     from streamwarden.contracts.load import load_contract
     from streamwarden.facts.live import gather_live
     from streamwarden.facts.recovery import gather_recovery

@@ -27,14 +27,14 @@ from iceberg_tables import (
     Lake,
     compact,
 )
-from streamwarden.config import Config
+from streamwarden.check.run import evaluate_contract
+from streamwarden.contracts.config import Config
 from streamwarden.contracts.load import load_contract
 from streamwarden.engine import load_policy_set, make_engine
+from streamwarden.evaluate.findings import Finding
+from streamwarden.evaluate.inputdoc import pipeline as build_input
 from streamwarden.facts.iceberg import gather_iceberg
 from streamwarden.facts.static import gather_static_facts
-from streamwarden.findings import Finding
-from streamwarden.inputdoc import pipeline as build_input
-from streamwarden.run import evaluate_contract
 
 CONTRACT = """\
 apiVersion: streamwarden/v1

@@ -24,11 +24,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from streamwarden.core.errors import InputError, PolicyError
+from streamwarden.core.escape import shown_name
+from streamwarden.core.resources import policies_dir
 from streamwarden.engine import timeread
-from streamwarden.errors import InputError, PolicyError
-from streamwarden.escape import shown_name
-from streamwarden.resources import policies_dir
-from streamwarden.yamlsafe import parse_documents
+from streamwarden.yamlsafe.read import parse_documents
 
 RULE_SETS = ("deny", "warn", "info")
 SET_SEVERITY = {"deny": "error", "warn": "warning", "info": "info"}

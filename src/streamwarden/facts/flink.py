@@ -10,7 +10,7 @@ is documented in docs/facts-flink.md.
 
 Connection details come only from ``streamwarden.yaml`` (``environments.<name>.flink``), never
 from a contract; secrets never appear in the facts: every string the gatherer returns (job and
-vertex names, exception texts, paths, labels, errors) passes ``streamwarden.secrets.scrub_tree``
+vertex names, exception texts, paths, labels, errors) passes ``streamwarden.core.secrets.scrub_tree``
 once, at the end.
 """
 
@@ -23,7 +23,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from streamwarden import secrets
+from streamwarden.core import secrets
 from streamwarden.facts.source import GatherContext, available, failed, not_configured, unavailable
 from streamwarden.flink import rest_sections as sec
 from streamwarden.flink.rest import FlinkConfigError, FlinkRestClient, RestError, display_url, settings_from_env

@@ -13,8 +13,8 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
-from streamwarden import progress
-from streamwarden.errors import SetupError
+from streamwarden.core import progress
+from streamwarden.core.errors import SetupError
 from streamwarden.facts.data_run import DataRun
 from streamwarden.facts.restore import names_job, retained_checkpoints
 from streamwarden.facts.source import GatherContext, not_configured, refused

@@ -15,8 +15,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-from streamwarden.config import Config
 from streamwarden.contracts import Contract
+from streamwarden.contracts.config import Config
 from streamwarden.facts import flink, iceberg, savepoint
 from streamwarden.facts.restore import restore_plan, retained_checkpoints, sink_is_idempotent
 from streamwarden.facts.source import GatherContext, refused

@@ -21,8 +21,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from streamwarden import secrets
-from streamwarden.errors import InputError
+from streamwarden.core import secrets
+from streamwarden.core.errors import InputError
 from streamwarden.facts.savepoint_kafka import kafka_facts
 from streamwarden.facts.source import GatherContext, available, not_configured, unavailable
 from streamwarden.flink.savepoint_bytes import MAX_METADATA_BYTES
@@ -346,21 +346,6 @@ def savepoint_facts(
         match_declared(facts, [d.to_dict() for d in declared])
     facts["kafka"] = kafka_facts(md.operators, facts["operators"], contract)
     return facts
-
-
-def inspect_savepoint(location: str, contract_file: str | None = None) -> dict[str, Any]:
-    """What ``savepoint inspect`` shows: the savepoint's operators, matched to the uids of the
-    contract in ``contract_file`` when one is given (a missing file is a UsageError, exit 2)."""
-    from streamwarden.contracts import load_contract
-    from streamwarden.errors import UsageError
-
-    contract = None
-    if contract_file:
-        p = Path(contract_file)
-        if not p.is_file():
-            raise UsageError("contract file does not exist", file=contract_file)
-        contract = load_contract(p, Path.cwd()).data
-    return savepoint_facts(load_savepoint(location), contract)
 
 
 def match_declared(facts: dict[str, Any], declared: list[dict[str, Any]]) -> None:

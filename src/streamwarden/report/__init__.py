@@ -1,5 +1,5 @@
 """Everything a user reads is rendered here, every value escaped for its destination by
-streamwarden.escape (one function per format):
+streamwarden.core.escape (one function per format):
 
 - ``check``'s reporters, one module per output format behind ``Reporter.render(Report)``, each
   reading only the run's findings: text, json_format, sarif, junit, github, markdown;
@@ -35,7 +35,7 @@ _REPORTERS = {
 def get_reporter(name: str) -> Reporter:
     """The reporter by format name."""
     if name not in _REPORTERS:
-        from streamwarden.errors import UsageError
+        from streamwarden.core.errors import UsageError
 
         raise UsageError(f"unknown format '{name}'", hint="use one of: " + ", ".join(FORMATS))
     module, cls = _REPORTERS[name]

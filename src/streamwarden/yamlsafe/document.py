@@ -1,6 +1,6 @@
 """What a parsed YAML file is, with no parser: the limits every YAML read applies, the field paths
 of its line marks (``join_key`` / ``join_index``) and :class:`YamlDocument`. Shared by the reading
-side (:mod:`streamwarden.yamlsafe`) and the parse (:mod:`streamwarden.yamlparse`)."""
+side (:mod:`streamwarden.yamlsafe.read`) and the parse (:mod:`streamwarden.yamlsafe.parse`)."""
 
 from __future__ import annotations
 

@@ -9,7 +9,7 @@ Every value's line is kept in ``YamlDocument.marks`` keyed by its field path
 ``table.properties["write.upsert.enabled"]``).
 
 Reading (sizes, regular files, UTF-8) lives here, the limits and the document in
-:mod:`streamwarden.yamldoc`, the parse itself in :mod:`streamwarden.yamlparse`,
+:mod:`streamwarden.yamlsafe.document`, the parse itself in :mod:`streamwarden.yamlsafe.parse`,
 which imports PyYAML on the first parse of a run (a warm check answered from the cache parses
 nothing).
 """
@@ -20,16 +20,16 @@ import os
 import stat
 from typing import Any
 
-from streamwarden.errors import InputError
-from streamwarden.yamldoc import MAX_ALIASES as MAX_ALIASES
-from streamwarden.yamldoc import MAX_BYTES as MAX_BYTES
-from streamwarden.yamldoc import MAX_DEPTH as MAX_DEPTH
-from streamwarden.yamldoc import MAX_NODES as MAX_NODES
-from streamwarden.yamldoc import YamlDocument as YamlDocument
-from streamwarden.yamldoc import YamlSet as YamlSet
-from streamwarden.yamldoc import join_index as join_index
-from streamwarden.yamldoc import join_key as join_key
-from streamwarden.yamldoc import parent_paths as parent_paths
+from streamwarden.core.errors import InputError
+from streamwarden.yamlsafe.document import MAX_ALIASES as MAX_ALIASES
+from streamwarden.yamlsafe.document import MAX_BYTES as MAX_BYTES
+from streamwarden.yamlsafe.document import MAX_DEPTH as MAX_DEPTH
+from streamwarden.yamlsafe.document import MAX_NODES as MAX_NODES
+from streamwarden.yamlsafe.document import YamlDocument as YamlDocument
+from streamwarden.yamlsafe.document import YamlSet as YamlSet
+from streamwarden.yamlsafe.document import join_index as join_index
+from streamwarden.yamlsafe.document import join_key as join_key
+from streamwarden.yamlsafe.document import parent_paths as parent_paths
 
 
 def read_text(path: str | os.PathLike[str], display: str | None = None) -> str:
@@ -137,8 +137,8 @@ def parse_documents(
     """Parse every document of a YAML stream with the limits applied. An impossible calendar date
     is an error, or with ``keep_bad_dates`` the text as written (for a schema to judge).
     ``schema``: ``yaml-1.1`` (PyYAML's, merge keys applied) or ``core`` (YAML 1.2's core schema as
-    Flink 2.x's loader reads a config.yaml: see :mod:`streamwarden.yamlparse`)."""
-    from streamwarden.yamlparse import parse_stream
+    Flink 2.x's loader reads a config.yaml: see :mod:`streamwarden.yamlsafe.parse`)."""
+    from streamwarden.yamlsafe.parse import parse_stream
 
     return parse_stream(text, file, keep_bad_dates=keep_bad_dates, schema=schema)
 

@@ -17,12 +17,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from streamwarden import inputdoc
-from streamwarden.config import Config
 from streamwarden.contracts import Contract
+from streamwarden.contracts.config import Config
 from streamwarden.engine.interface import UndefinedDecision
+from streamwarden.evaluate import inputdoc
+from streamwarden.evaluate.findings import Finding
 from streamwarden.facts.recovery import RecoveryFacts, gather_recovery
-from streamwarden.findings import Finding
 
 SOURCES = ("deployment", "flink", "iceberg", "savepoint")
 
@@ -71,7 +71,7 @@ def run_gate(
     every policy evaluated in ``gate`` mode (the one evaluation of check, run.evaluate_pipeline),
     waivers applied; deny when an unwaived error remains. ``evidence.build_evidence`` renders this
     same result."""
-    from streamwarden.run import evaluate_one, find_pipeline
+    from streamwarden.check.run import evaluate_one, find_pipeline
 
     contract = find_pipeline(config, pipeline, paths)
     recovery = gather_recovery(

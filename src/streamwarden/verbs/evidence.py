@@ -11,17 +11,17 @@ the same decision and the same reasons (a gap in the facts, SW-FACT-001, is a re
 
 from __future__ import annotations
 
-import subprocess
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from streamwarden.config import Config
+from streamwarden.contracts.config import Config
+from streamwarden.evaluate.findings import Finding
 from streamwarden.facts.recovery import RecoveryFacts
 from streamwarden.facts.restore import rollback_commands
-from streamwarden.findings import Finding
-from streamwarden.gate import GateResult, run_gate, source_status
+from streamwarden.repo.git import work_tree_commit
+from streamwarden.verbs.gate import GateResult, run_gate, source_status
 
 SINCE_CAP = 200
 
@@ -206,16 +206,9 @@ def _consumers(contract: dict[str, Any]) -> list[dict[str, Any]]:
 
 def _code(path: Path, shown: str, facts: dict[str, Any]) -> dict[str, Any]:
     out: dict[str, Any] = {"contract": shown, "git_commit": None, "git_dirty": None}
-    try:
-        head = subprocess.run(["git", "rev-parse", "HEAD"], cwd=path.parent, capture_output=True, text=True, timeout=10)
-        if head.returncode == 0:
-            out["git_commit"] = head.stdout.strip()
-            status = subprocess.run(
-                ["git", "status", "--porcelain", "--", "."], cwd=path.parent, capture_output=True, text=True, timeout=10
-            )
-            out["git_dirty"] = bool(status.stdout.strip()) if status.returncode == 0 else None
-    except (OSError, subprocess.SubprocessError):
-        pass
+    commit, dirty = work_tree_commit(path.parent)
+    if commit is not None:
+        out["git_commit"], out["git_dirty"] = commit, dirty
     dep = facts.get("deployment") or {}
     job = dep.get("job") if dep.get("available") else None
     if isinstance(job, dict):

@@ -15,8 +15,8 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
-from streamwarden.errors import StreamwardenError
-from streamwarden.yamlsafe import join_index, join_key, parse_documents
+from streamwarden.core.errors import StreamwardenError
+from streamwarden.yamlsafe.read import join_index, join_key, parse_documents
 
 _PLAIN = re.compile(r"(\.\.?/)*[A-Za-z_][A-Za-z0-9_./-]*|[0-9]+(ms|s|m|h|d|B|KiB|MiB|GiB|TiB)|TODO\([a-z_]+\)")
 # words YAML 1.1 (PyYAML) reads as booleans or null

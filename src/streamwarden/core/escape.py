@@ -180,7 +180,7 @@ def mermaid_label(*lines: object) -> str:
     """A quoted Mermaid node or edge label, one escaped line per argument (joined with ``<br/>``):
     each line on one line (controls shown escaped), at most 120 characters, and every character
     that could end the quotes, open a shape or start an entity written as ``#<code>;``."""
-    from streamwarden.secrets import scrub
+    from streamwarden.core.secrets import scrub
 
     parts = []
     for line in lines:

@@ -9,7 +9,7 @@ import re
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Protocol
 
-from streamwarden.secrets import cut, scrub, scrub_tree
+from streamwarden.core.secrets import cut, scrub, scrub_tree
 
 if TYPE_CHECKING:
     from streamwarden.engine.policyset import PolicySet
@@ -160,8 +160,8 @@ def to_finding(policy_set: PolicySet, package: str, rule_set: str, element: Any,
     contract values (and facts): they are scrubbed of credentials here, once, for every report and
     the result cache (``secrets.scrub``: a ``user:password@`` in a checkpoint URL, a
     ``password=`` pair, a configured secret)."""
+    from streamwarden.core.errors import PolicyError
     from streamwarden.engine.policyset import RESERVED_PREFIX, SET_SEVERITY
-    from streamwarden.errors import PolicyError
 
     if (
         not isinstance(element, dict)

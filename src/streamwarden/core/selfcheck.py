@@ -33,7 +33,7 @@ def enabled() -> bool:
 
 def check_input(doc: dict[str, Any]) -> None:
     """Raise SelfCheckError when ``doc`` does not conform to the input schema."""
-    from streamwarden.inputschema import input_schema_errors
+    from streamwarden.core.inputschema import input_schema_errors
 
     errors = input_schema_errors(doc)
     if errors:

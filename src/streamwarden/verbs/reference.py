@@ -28,10 +28,10 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
+from streamwarden.core.escape import doc_cell
+from streamwarden.core.units import format_duration
 from streamwarden.engine.policyset import PolicySet
-from streamwarden.escape import doc_cell
 from streamwarden.flink.config import BY_KEY
-from streamwarden.units import format_duration
 
 Schema = dict[str, Any]
 
@@ -400,7 +400,7 @@ def _default(path: str, schema: Schema | None = None) -> str:
 def _contract_value(path: str, value: Any) -> str | None:
     """The contract value a Flink value is (``no_externalized_checkpoints`` -> ``none``, the uid
     switch ``true`` -> ``allowed``), as ``streamwarden init`` writes it; None when it has none."""
-    from streamwarden.init import DEPLOYMENT_FIELDS
+    from streamwarden.verbs.init import DEPLOYMENT_FIELDS
 
     for field_path, _key, convert, _worth in DEPLOYMENT_FIELDS:
         if ".".join(field_path) == path:

@@ -33,7 +33,7 @@ import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from streamwarden.errors import InputError, UsageError
+from streamwarden.core.errors import InputError, UsageError
 
 _COMMIT_ID = re.compile(r"[0-9a-f]{40}|[0-9a-f]{64}")
 _FETCH_HINT = "in CI, check out with full history (actions/checkout `fetch-depth: 0`) or run `git fetch --unshallow`"
@@ -276,7 +276,7 @@ class GitRepo:
         return log
 
     def relpath(self, path: Path) -> str:
-        from streamwarden.contracts.load import relative_posix, resolved
+        from streamwarden.core.paths import relative_posix, resolved
 
         rel = relative_posix(resolved(path), self.top_resolved())
         if rel is None:
@@ -419,21 +419,32 @@ def _nul_split(out: bytes) -> list[str]:
     return [p for p in out.decode("utf-8", errors="surrogateescape").split("\0") if p]
 
 
-def repo_prefix(root: Path) -> str:
-    """Where the configuration root sits inside the git repository ("" at its top), so reports name
-    repository-relative files even when streamwarden.yaml lives in a subdirectory. Without a
-    ``.git`` above ``root`` (a CI checkout without git metadata), ``GITHUB_WORKSPACE`` is the top."""
-    import os
+def tracks_any(directory: Path, root: Path) -> bool:
+    """Whether git tracks any file under ``directory`` in the work tree at ``root`` (outside a git
+    work tree: no). Run in the work tree, not isolated: the question is about its index."""
+    try:
+        proc = subprocess.run(
+            ["git", "ls-files", "-z", "--", str(directory.resolve())],
+            cwd=root,
+            capture_output=True,
+            timeout=30,
+            check=False,
+        )
+    except (OSError, subprocess.SubprocessError):
+        return False
+    return proc.returncode == 0 and bool(proc.stdout.strip(b"\0"))
 
-    root = root.resolve()
-    tops = [d for d in (root, *root.parents) if (d / ".git").exists()]
-    workspace = os.environ.get("GITHUB_WORKSPACE")
-    if not tops and workspace:
-        tops = [Path(workspace).resolve()]
-    for top in tops:
-        try:
-            rel = root.relative_to(top).as_posix()
-        except ValueError:
-            continue
-        return "" if rel == "." else rel
-    return ""
+
+def work_tree_commit(directory: Path) -> tuple[str | None, bool | None]:
+    """The commit checked out in the work tree holding ``directory``, and whether anything under
+    ``directory`` differs from it (None, None: no git work tree, or git failed)."""
+    try:
+        head = subprocess.run(["git", "rev-parse", "HEAD"], cwd=directory, capture_output=True, text=True, timeout=10)
+        if head.returncode != 0:
+            return None, None
+        status = subprocess.run(
+            ["git", "status", "--porcelain", "--", "."], cwd=directory, capture_output=True, text=True, timeout=10
+        )
+        return head.stdout.strip(), (bool(status.stdout.strip()) if status.returncode == 0 else None)
+    except (OSError, subprocess.SubprocessError):
+        return None, None

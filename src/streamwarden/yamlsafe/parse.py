@@ -1,4 +1,4 @@
-"""The YAML parse behind :func:`streamwarden.yamlsafe.parse_documents`: libyaml's composer, then
+"""The YAML parse behind :func:`streamwarden.yamlsafe.read.parse_documents`: libyaml's composer, then
 values and line marks built with the limits (depth, aliases, node count, duplicate keys). Imported
 on the first parse of a run, with PyYAML.
 
@@ -25,9 +25,18 @@ from typing import Any
 
 import yaml
 
-from streamwarden.dates import calendar_problem
-from streamwarden.errors import InputError
-from streamwarden.yamldoc import _PLAIN, MAX_ALIASES, MAX_BYTES, MAX_DEPTH, MAX_NODES, YamlDocument, YamlSet, join_key
+from streamwarden.core.dates import calendar_problem
+from streamwarden.core.errors import InputError
+from streamwarden.yamlsafe.document import (
+    _PLAIN,
+    MAX_ALIASES,
+    MAX_BYTES,
+    MAX_DEPTH,
+    MAX_NODES,
+    YamlDocument,
+    YamlSet,
+    join_key,
+)
 
 _MERGE_TAG = "tag:yaml.org,2002:merge"
 _STR_TAG = "tag:yaml.org,2002:str"

@@ -10,14 +10,14 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from streamwarden.contracts.load import display_path
 from streamwarden.contracts.normalize import UnitError, convert_units, lower_enums
 from streamwarden.contracts.schemawalk import walker_for
 from streamwarden.contracts.validate import validate_document
+from streamwarden.core.errors import ContractErrors, InputError
+from streamwarden.core.paths import display_path
+from streamwarden.core.resources import CONFIG_SCHEMA, load_schema
 from streamwarden.engine.limits import Limits
-from streamwarden.errors import ContractErrors, InputError
-from streamwarden.resources import CONFIG_SCHEMA, load_schema
-from streamwarden.yamlsafe import YamlDocument, load_single, parse_documents
+from streamwarden.yamlsafe.read import YamlDocument, load_single, parse_documents
 
 CONFIG_NAMES = ("streamwarden.yaml", "streamwarden.yml")
 FAIL_ON = ("error", "warning", "never")

@@ -16,24 +16,18 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from streamwarden import readahead
-from streamwarden.config import CONFIG_NAMES, Config, config_from_text
-from streamwarden.contracts.load import (
-    contract_from_document,
-    display_path,
-    display_path_str,
-    meant_as_contract_text,
-    relative_posix,
-    resolved,
-)
+from streamwarden.contracts.config import CONFIG_NAMES, Config, config_from_text
+from streamwarden.contracts.load import contract_from_document, meant_as_contract_text
 from streamwarden.contracts.normalize import UnitError, lower_enums, normalize_contract
 from streamwarden.contracts.schemawalk import walker_for
+from streamwarden.core.errors import ContractErrors, StreamwardenError
+from streamwarden.core.paths import display_path, display_path_str, inside, relative_posix, resolved, through_link
+from streamwarden.core.resources import CONTRACT_SCHEMA, load_schema, policies_dir
+from streamwarden.core.runstate import current
 from streamwarden.engine.policyset import PolicyFile, builtin_policy_files, parse_policy
-from streamwarden.errors import ContractErrors, StreamwardenError
-from streamwarden.git import GitRepo, Pending, blob_id, blob_ids_result, follow, grep_result, literal_prefix
 from streamwarden.iceberg.access import Reader
-from streamwarden.resources import CONTRACT_SCHEMA, load_schema, policies_dir
-from streamwarden.yamlsafe import MAX_BYTES, READ_FLAGS, decode_utf8, parse_documents, read_to_end
+from streamwarden.repo.git import GitRepo, Pending, blob_id, blob_ids_result, follow, grep_result, literal_prefix
+from streamwarden.yamlsafe.read import MAX_BYTES, READ_FLAGS, decode_utf8, parse_documents, read_to_end
 
 # the base's contracts are the files that name their kind, however the YAML writes it (quoted,
 # flow style, after a byte-order mark): git grep lists them, and the file's text decides as
@@ -428,7 +422,7 @@ class PendingBase:
                         read[work] = data
                 else:
                     changed.append(f)
-            readahead.keep(read)
+            current().keep(read)
             files = changed
         self.close()
         blobs = repo.read_blobs([f"{commit}:{f}" for f in files])
@@ -545,7 +539,7 @@ def load_trusted(repo: GitRepo, trusted_ref: str, config: Config, policy_dirs: l
         trusted_config = Config(root=config.root)  # the defaults: never the pull request's own file
     dirs: list[Path] = [*trusted_config.policies, *policy_dirs]
     builtin_dir = policies_dir()
-    in_repo_builtin = _inside(builtin_dir, repo.top)
+    in_repo_builtin = inside(builtin_dir, repo.top)
     if in_repo_builtin:
         dirs.insert(0, builtin_dir)
     # the built-in pack without its tests, as a run loads it (they evaluate nothing; a change to
@@ -556,7 +550,7 @@ def load_trusted(repo: GitRepo, trusted_ref: str, config: Config, policy_dirs: l
         dir_rel = _literal_relpath(repo, d) if not builtin else _relpath(repo, d)
         if dir_rel is None:
             continue  # outside the repository: not the pull request's to change
-        linked = not builtin and _through_link(repo.top_resolved(), dir_rel)
+        linked = not builtin and through_link(repo.top_resolved(), dir_rel)
         trusted_paths = [
             p
             for p in repo.ls_files(commit, [dir_rel])
@@ -616,14 +610,6 @@ def _relpath(repo: GitRepo, path: Path | None) -> str | None:
         return None
 
 
-def _inside(path: Path, top: Path) -> bool:
-    try:
-        path.resolve().relative_to(top.resolve())
-        return True
-    except ValueError:
-        return False
-
-
 def _literal_relpath(repo: GitRepo, path: Path | None) -> str | None:
     """``path``'s place in the repository as written, a symbolic link in it not followed: the
     repository-relative path of the absolute, normalised path (relative to the resolved current
@@ -641,15 +627,3 @@ def _literal_relpath(repo: GitRepo, path: Path | None) -> str | None:
 def _shown_literal(path: Path, config: Config) -> str:
     """``path`` as shown (root-relative) where it is, a symbolic link in it not followed."""
     return display_path(path, config.root, resolved=path)
-
-
-def _through_link(top: Path, rel: str) -> bool:
-    """Whether ``rel`` or a directory above it, below ``top``, is a symbolic link in the work tree."""
-    at = top
-    for part in rel.split("/"):
-        if not part or part == ".":
-            continue
-        at = at / part
-        if at.is_symlink():
-            return True
-    return False

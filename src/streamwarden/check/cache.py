@@ -53,16 +53,18 @@ import os
 import re
 import signal
 import stat
-import subprocess
 import time
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field, fields
 from pathlib import Path
 from typing import Any
 
-from streamwarden import __version__, readahead
-from streamwarden.findings import Finding, unwrap
-from streamwarden.yamlsafe import MAX_BYTES, READ_FLAGS, read_bounded, read_to_end
+from streamwarden import __version__
+from streamwarden.core import paths
+from streamwarden.core.runstate import current
+from streamwarden.evaluate.findings import Finding, unwrap
+from streamwarden.repo.git import tracks_any
+from streamwarden.yamlsafe.read import MAX_BYTES, READ_FLAGS, read_bounded, read_to_end
 
 # 2: findings without their rule's title and remediation; 3: as arrays; 4: valid for an interval of time
 FORMAT = "streamwarden-cache/5"
@@ -100,10 +102,10 @@ def tool_fingerprint() -> str:
     release (the stat of ~150 files; hashing their bytes would cost more than a warm run)."""
     global _TOOL
     if _TOOL is None:
-        from streamwarden.resources import schema_dir
+        from streamwarden.core.resources import PACKAGE, schema_dir
 
         h = hashlib.sha256(__version__.encode())
-        for top in (Path(__file__).resolve().parent, schema_dir()):
+        for top in (PACKAGE, schema_dir()):
             for dirpath, dirnames, filenames in os.walk(top):
                 dirnames[:] = sorted(d for d in dirnames if d != "__pycache__")
                 for name in sorted(filenames):
@@ -220,7 +222,7 @@ def file_state(path: str, limit: int | None = None) -> str:
         except OSError:
             where = None
         if where is None or not where.startswith("/") or where.endswith(" (deleted)"):
-            from streamwarden.contracts.load import resolved
+            from streamwarden.core.paths import resolved
 
             where = str(resolved(Path(path)))
         data = read_to_end(fd, opened.st_size)
@@ -604,7 +606,7 @@ class ResultCache:
         leaves its files untracked), and inside the repository it is reached through no symbolic
         link and lies in no other git work tree (a submodule): a commit could point either at entries
         it brought along, which ``git ls-files`` does not list."""
-        planted = _plantable(directory, root)
+        planted = paths.planted(directory, root)
         if planted is not None:
             return planted
         try:
@@ -624,7 +626,7 @@ class ResultCache:
             return "a file of that name is in the way"
         except OSError as exc:
             return f"it cannot be created or written ({exc.strerror or exc})"
-        if _tracked(directory, root):
+        if tracks_any(directory, root):
             return "git tracks files in it, and a commit must not be able to plant results; use a directory git ignores"
         return None
 
@@ -632,12 +634,12 @@ class ResultCache:
 
     def state(self, path: str) -> str:
         """A dependency's state, hashed once per run. A file the run has read already (discovery
-        reads every YAML file it walks: streamwarden.readahead) is hashed from those bytes, not
+        reads every YAML file it walks: the run's state, core/runstate.py) is hashed from those bytes, not
         read again; its state is the one :func:`file_state` gives: the bytes and the resolved path.
         Else a :class:`StatePrefetch` child's answer, if it hashed the file, else the file now."""
         s = self._states.get(path)
         if s is None:
-            raw = readahead.get(path)
+            raw = current().get(path)
             s = self._states[path] = (
                 _sha(path, raw) if raw is not None else self._prefetched.get(path) or file_state(path)
             )
@@ -921,7 +923,7 @@ def _dependency_states(pack: Path) -> dict[str, str]:
             break
     out: dict[str, str] = {}
     for path in paths:
-        if readahead.get(path) is None:
+        if current().get(path) is None:
             state = file_state(path, MAX_BYTES)
             if state != _TOO_LARGE:
                 out[path] = state
@@ -1026,45 +1028,3 @@ def evict(entries: Path, limit: int) -> int:
 def _unlink(path: str) -> None:
     with contextlib.suppress(OSError):
         os.unlink(path)
-
-
-def _plantable(directory: Path, root: Path) -> str | None:
-    """Why a commit could decide what ``directory`` holds although git tracks nothing in it: a
-    symbolic link, or a nested git work tree (``.git``), on its way down from ``root``. None: it is
-    outside the repository, or neither."""
-    literal = os.path.abspath(directory)
-    rel = None
-    for top in (os.fspath(root), os.path.realpath(root)):
-        if literal == top or literal.startswith(top.rstrip(os.sep) + os.sep):
-            rel, at = literal[len(top) :].strip(os.sep), top
-            break
-    if rel is None:
-        return None
-    for part in rel.split(os.sep) if rel else []:
-        at = os.path.join(at, part)
-        if os.path.islink(at):
-            return (
-                "it is reached through a symbolic link in the repository, which a commit could point at "
-                "results it brought; use a plain directory git ignores"
-            )
-        if os.path.lexists(os.path.join(at, ".git")):
-            return (
-                "it is inside another git work tree (a submodule?), whose files a commit could bring; "
-                "use a plain directory git ignores"
-            )
-    return None
-
-
-def _tracked(directory: Path, root: Path) -> bool:
-    """Whether git tracks any file under ``directory`` (outside a git work tree: no)."""
-    try:
-        proc = subprocess.run(
-            ["git", "ls-files", "-z", "--", str(directory.resolve())],
-            cwd=root,
-            capture_output=True,
-            timeout=30,
-            check=False,
-        )
-    except (OSError, subprocess.SubprocessError):
-        return False
-    return proc.returncode == 0 and bool(proc.stdout.strip(b"\0"))

@@ -11,30 +11,27 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from streamwarden import inputdoc, progress, readahead, selfcheck, writers
-from streamwarden.config import Config
 from streamwarden.contracts import Contract, discover_contracts, load_contract, load_contracts
-from streamwarden.contracts.load import (
-    display_path,
-    resolved,
-    resolved_dirs_forget,
-    warm_contract_schema,
-)
+from streamwarden.contracts.config import Config
+from streamwarden.contracts.load import warm_contract_schema
+from streamwarden.core import progress, runstate, selfcheck
+from streamwarden.core.errors import ContractErrors, InputError, StreamwardenError, UsageError
+from streamwarden.core.escape import shown_name
+from streamwarden.core.paths import display_path, resolved
 from streamwarden.engine import Engine, PolicySet, RawResults, load_policy_set, make_engine
-from streamwarden.errors import ContractErrors, InputError, StreamwardenError, UsageError
-from streamwarden.escape import shown_name
-from streamwarden.findings import Finding, to_finding
-from streamwarden.waivers import apply_waivers
-from streamwarden.yamlsafe import decode_utf8, read_text
+from streamwarden.evaluate import inputdoc, writers
+from streamwarden.evaluate.findings import Finding, to_finding
+from streamwarden.evaluate.waivers import apply_waivers
+from streamwarden.yamlsafe.read import decode_utf8, read_text
 
 # imported where used: a run whose contracts are all cache hits forks no worker, reads no git
 # ref and gathers no fact (multiprocessing, git, pullrequest, facts.static)
 if TYPE_CHECKING:
-    from streamwarden.cache import Entry, ResultCache, StatePrefetch, Stats
+    from streamwarden.check.cache import Entry, ResultCache, StatePrefetch, Stats
     from streamwarden.engine.limits import Limits
     from streamwarden.engine.policyset import PolicyFile
     from streamwarden.facts.data_run import DataRun
-    from streamwarden.pullrequest import BaseSnapshot, PendingBase, TrustedPolicies
+    from streamwarden.repo.pullrequest import BaseSnapshot, PendingBase, TrustedPolicies
 
 
 @dataclass
@@ -156,61 +153,62 @@ def run_check(config: Config, options: RunOptions) -> RunResult:
     fail_on from the trusted ref (default: the base ref), so a pull request cannot weaken its check.
     """
     now = options.now_ms if options.now_ms is not None else now_ms()
-    resolved_dirs_forget()
-    ctx = _RunContext(config=config, options=options, now=now)
-    trusted: TrustedPolicies | None = None
-    # which files are contracts: the work tree's configuration and, in a pull request, the trusted
-    # one too (a pull request cannot narrow the set; a contract leaves it only by being deleted)
-    selecting = [config]
-    pending_base: PendingBase | None = None
-    if options.base_ref:
-        from streamwarden.git import GitRepo
-        from streamwarden.pullrequest import begin_base, load_trusted
+    with runstate.begin():  # what the run keeps (files read, paths resolved) ends with it
+        ctx = _RunContext(config=config, options=options, now=now)
+        trusted: TrustedPolicies | None = None
+        # which files are contracts: the work tree's configuration and, in a pull request, the trusted
+        # one too (a pull request cannot narrow the set; a contract leaves it only by being deleted)
+        selecting = [config]
+        pending_base: PendingBase | None = None
+        if options.base_ref:
+            from streamwarden.repo.git import GitRepo
+            from streamwarden.repo.pullrequest import begin_base, load_trusted
 
-        repo = GitRepo.discover(config.root)
-        trusted = load_trusted(repo, options.trusted_ref or options.base_ref, config, list(options.policy_dirs))
-        ctx.policy_files = trusted.files
-        selecting.append(trusted.config)  # (the defaults when the trusted ref has no streamwarden.yaml)
-        ctx.trusted_config = trusted.config
-        # under unchanged policies, a contract the pull request leaves as it is has nothing new to
-        # say against its base and history: it is not parsed on the base side, and the rules that
-        # compare it are not evaluated (they were when it last changed)
-        same_ref = options.trusted_ref is None or repo.resolve(options.trusted_ref) == repo.resolve(options.base_ref)
-        ctx.skip_unchanged = same_ref and not trusted.changes
-        # the base's git listings run in the background while this process discovers the head's
-        # contracts (two cores: git's grep over the merge base and the discovery overlap)
-        pending_base = begin_base(
-            repo,
-            options.base_ref,
-            config,
-            list(options.paths),
-            _union_globs(selecting),
-            reuse_unchanged=ctx.skip_unchanged,
-        )
-    # the files discovery reads that are no contract (deployment files beside the contracts) are
-    # kept for the run (readahead): the deployment gatherer and the result cache read each once
-    others: dict[str, bytes] = {}
-    try:
-        ctx.prefetch = _start_prefetch(options, selecting)
+            repo = GitRepo.discover(config.root)
+            trusted = load_trusted(repo, options.trusted_ref or options.base_ref, config, list(options.policy_dirs))
+            ctx.policy_files = trusted.files
+            selecting.append(trusted.config)  # (the defaults when the trusted ref has no streamwarden.yaml)
+            ctx.trusted_config = trusted.config
+            # under unchanged policies, a contract the pull request leaves as it is has nothing new to
+            # say against its base and history: it is not parsed on the base side, and the rules that
+            # compare it are not evaluated (they were when it last changed)
+            same_ref = options.trusted_ref is None or repo.resolve(options.trusted_ref) == repo.resolve(
+                options.base_ref
+            )
+            ctx.skip_unchanged = same_ref and not trusted.changes
+            # the base's git listings run in the background while this process discovers the head's
+            # contracts (two cores: git's grep over the merge base and the discovery overlap)
+            pending_base = begin_base(
+                repo,
+                options.base_ref,
+                config,
+                list(options.paths),
+                _union_globs(selecting),
+                reuse_unchanged=ctx.skip_unchanged,
+            )
+        # the files discovery reads that are no contract (deployment files beside the contracts) are
+        # kept for the run (readahead): the deployment gatherer and the result cache read each once
+        others: dict[str, bytes] = {}
         try:
-            files, errors = discover_for_configs(options.paths, selecting, ctx.texts, others)
-            if ctx.prefetch is not None and (others or len(files) < ctx.prefetch.minimum):
-                ctx.prefetch.cancel()  # few contracts, or their deployment files read already
-                ctx.prefetch = None
-            if pending_base is not None:
-                ctx.base = pending_base.finish()  # (keeps the unchanged contracts' bytes it read)
-                if trusted is not None:
-                    ctx.base.read_trusted_waivers(trusted.commit, pending_base.pathspecs)
+            ctx.prefetch = _start_prefetch(options, selecting)
+            try:
+                files, errors = discover_for_configs(options.paths, selecting, ctx.texts, others)
+                if ctx.prefetch is not None and (others or len(files) < ctx.prefetch.minimum):
+                    ctx.prefetch.cancel()  # few contracts, or their deployment files read already
+                    ctx.prefetch = None
+                if pending_base is not None:
+                    ctx.base = pending_base.finish()  # (keeps the unchanged contracts' bytes it read)
+                    if trusted is not None:
+                        ctx.base.read_trusted_waivers(trusted.commit, pending_base.pathspecs)
+            finally:
+                if pending_base is not None:
+                    pending_base.close()
+            runstate.current().keep(others)
+            del others
+            return _run_discovered(ctx, options, files, errors, trusted)
         finally:
-            if pending_base is not None:
-                pending_base.close()
-        readahead.keep(others)
-        del others
-        return _run_discovered(ctx, options, files, errors, trusted)
-    finally:
-        readahead.forget()
-        if ctx.prefetch is not None:
-            ctx.prefetch.cancel()
+            if ctx.prefetch is not None:
+                ctx.prefetch.cancel()
 
 
 def _run_discovered(
@@ -326,7 +324,7 @@ def _start_prefetch(options: RunOptions, configs: Sequence[Config]) -> StatePref
     cache_dir = _cache_dir(options)
     if cache_dir is None or options.paths or not all(c.contracts_set for c in configs):
         return None
-    from streamwarden.cache import StatePrefetch
+    from streamwarden.check.cache import StatePrefetch
 
     return StatePrefetch.start(cache_dir)
 
@@ -348,7 +346,7 @@ def _hits_first(
 ) -> list[Path]:
     """Answer every file the cache holds (from its pack: one read for the run); returns the
     others (their text kept for the loader; in self-check mode the hits' too, to check them)."""
-    from streamwarden.cache import file_key
+    from streamwarden.check.cache import file_key
 
     assert ctx.cache is not None
     ctx.cache.load_pack()
@@ -397,7 +395,7 @@ def _verify_hits(ctx: _RunContext, hits: list[_Checked]) -> None:
     what the run reports for it must be what the cache answered (its findings with the waivers
     in force, the time they show, its name and lines, the tables it writes), and in a run with the contract review the
     review must list no change for it (as it does for a hit: RunResult.cached)."""
-    from streamwarden.cache import finding_to_json
+    from streamwarden.check.cache import finding_to_json
 
     for f, ref, found, _, name_line, writer in hits:
         resolved_path = resolved(f)
@@ -431,7 +429,7 @@ def _verify_hits(ctx: _RunContext, hits: list[_Checked]) -> None:
                 f"cached {answered!r}, computed {computed!r}"
             )
         if ctx.review:
-            from streamwarden.diff import review_changes
+            from streamwarden.evaluate.review import review_changes
 
             listed = review_changes(inputdoc.review_part(doc), fresh, ctx.policy_set().diff_rule_ids())
             if listed:
@@ -460,7 +458,7 @@ def _freeze_heap() -> None:
 
 
 def _open_cache(ctx: _RunContext, directory: Path) -> ResultCache | None:
-    from streamwarden.cache import ResultCache, make_context
+    from streamwarden.check.cache import ResultCache, make_context
 
     why = ResultCache.unusable(directory, ctx.config.root)
     if why is not None:
@@ -592,7 +590,7 @@ class _RunContext:
         text = self.texts.get(f) if keep else self.texts.pop(f, None)
         if text is not None:
             return text
-        raw = readahead.take(os.fspath(resolved_path))
+        raw = runstate.current().take(os.fspath(resolved_path))
         return decode_utf8(raw, shown) if raw is not None else read_text(f, shown)
 
     def policy_set(self) -> PolicySet:
@@ -759,7 +757,7 @@ def _check_chunk_of(
             if cache is not None and (
                 ctx.base is None or (ctx.skip_unchanged and ctx.base.unchanged(resolved_path))
             ):  # a contract the pull request changes is evaluated with its base: not cached
-                from streamwarden.cache import file_key
+                from streamwarden.check.cache import file_key
 
                 key = file_key(cache.context, shown, resolved_path, text)  # (looked up: _hits_first)
             contracts.append((f, load_contract(f, ctx.config.root, text=text), key))
@@ -771,7 +769,7 @@ def _check_chunk_of(
     for (f, contract, key), extra in zip(contracts, live, strict=True):
         deps = None
         if cache is not None and key is not None:  # hashed before they are read: a later edit is a miss
-            from streamwarden.cache import deployment_paths
+            from streamwarden.check.cache import deployment_paths
 
             deps = cache.deps_of(deployment_paths(contract.data, contract.path))
         facts = _gather_facts(ctx, contract, extra)
@@ -872,7 +870,7 @@ def _remember(
 ) -> None:
     """Store a contract's findings (before waivers are applied), valid for as long as what the
     evaluation read of the time allows (``reads``: cache.timing_for)."""
-    from streamwarden.cache import Entry, timing_for
+    from streamwarden.check.cache import Entry, timing_for
 
     engine, policy_set = ctx.engine(), ctx.policy_set()
     timing = timing_for(

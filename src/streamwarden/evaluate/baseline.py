@@ -18,8 +18,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from streamwarden.errors import InputError, UsageError
-from streamwarden.findings import Finding
+from streamwarden.core.errors import InputError, UsageError
+from streamwarden.evaluate.findings import Finding
 
 BASELINE_VERSION = 1
 MAX_BYTES = 20 * 1024 * 1024
@@ -96,7 +96,7 @@ def load_trusted_baseline(path: str, root: Path, ref: str) -> tuple[Baseline, in
     """With ``--base``, the baseline as committed on the trusted ref, like policies and waivers: a
     pull request cannot accept its own new findings by adding them to the baseline. Returns the
     baseline and how many entries the working tree adds that are therefore not applied."""
-    from streamwarden.git import GitRepo
+    from streamwarden.repo.git import GitRepo
 
     repo = GitRepo.discover(root)
     commit = repo.resolve(ref)

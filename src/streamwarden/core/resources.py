@@ -12,7 +12,8 @@ from functools import cache
 from pathlib import Path
 from typing import Any
 
-_PKG = Path(__file__).resolve().parent
+PACKAGE = Path(__file__).resolve().parent.parent  # src/streamwarden (or site-packages/streamwarden)
+_PKG = PACKAGE
 _REPO = _PKG.parent.parent
 
 

@@ -22,9 +22,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from streamwarden import secrets
-from streamwarden.findings import Finding
-from streamwarden.yamlsafe import join_index, join_key
+from streamwarden.core import secrets
+from streamwarden.evaluate.findings import Finding
+from streamwarden.yamlsafe.read import join_index, join_key
 
 # Lists whose items have an identity: paired by key, so a reorder is not a change.
 _KEYED_LISTS = {

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from streamwarden.escape import terminal
+from streamwarden.core.escape import terminal
 
 
 class StreamwardenError(Exception):

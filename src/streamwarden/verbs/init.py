@@ -26,12 +26,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from streamwarden import secrets
-from streamwarden.contractwriter import Draft, dotted, render
-from streamwarden.errors import InputError, UsageError
-from streamwarden.resources import CONTRACT_SCHEMA, load_schema, schema_dir
-from streamwarden.units import format_duration
-from streamwarden.yamlsafe import join_index, join_key
+from streamwarden.contracts.writer import Draft, dotted, render
+from streamwarden.core import secrets
+from streamwarden.core.errors import InputError, UsageError
+from streamwarden.core.resources import CONTRACT_SCHEMA, load_schema, schema_dir
+from streamwarden.core.units import format_duration
+from streamwarden.yamlsafe.read import join_index, join_key
 
 FLINK_REST = "Flink REST"
 ICEBERG = "Iceberg catalog"
@@ -492,7 +492,7 @@ def _checkpoint_dir(facts: dict[str, Any]) -> str | None:
 
 def _todo_lines(text: str) -> list[tuple[str, int]]:
     from streamwarden.contracts.load import todo_errors
-    from streamwarden.yamlsafe import parse_documents
+    from streamwarden.yamlsafe.read import parse_documents
 
     doc = parse_documents(text, "contract")[0]
     return [(e.path or "", e.line or 0) for e in todo_errors(doc)]

@@ -17,8 +17,8 @@ from typing import Any
 import jsonschema
 from jsonschema.exceptions import ValidationError, best_match
 
-from streamwarden.resources import load_schema
-from streamwarden.secrets import scrub
+from streamwarden.core.resources import load_schema
+from streamwarden.core.secrets import scrub
 
 INPUT_SCHEMA = "streamwarden-input.v1.schema.json"
 MESSAGE_LIMIT = 300

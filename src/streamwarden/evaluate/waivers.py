@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from streamwarden.findings import Finding
+from streamwarden.evaluate.findings import Finding
 
 WAIVER_RULE = "SW-WAIVER-001"
 _UNWAIVABLE = "unwaivable"  # SW-WAIVER-001's evidence.problem for a waiver of a fail-closed rule
