@@ -30,8 +30,8 @@ from streamwarden.core.inputschema import INPUT_SCHEMA, input_schema_errors, jso
 from streamwarden.core.resources import load_schema
 from streamwarden.evaluate.inputdoc import pipeline as build_input
 from streamwarden.facts.flink import gather_flink_one
+from streamwarden.facts.pipeline import gather_one
 from streamwarden.facts.savepoint import gather_savepoint
-from streamwarden.facts.static import gather_static_facts
 
 EXAMPLES = REPO / "contracts" / "examples"
 NOW_MS = 1_795_608_000_000  # NOW (2026-11-25T12:00:00Z) in epoch ms
@@ -247,7 +247,7 @@ def _contract_doc(root: Path, text: str, facts: dict[str, Any]) -> dict[str, Any
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(text, encoding="utf-8")
     contract = load_contract(path, root)
-    gathered = gather_static_facts(contract, root)
+    gathered = gather_one(contract.data, contract.path, root)
     gathered.update(facts)
     return build_input(contract, gathered, NOW_MS, "prod", "check", config=Config(root=root).policy_settings())
 

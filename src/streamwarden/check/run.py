@@ -1,4 +1,11 @@
-"""One run: load contracts -> gather facts -> build the input document -> evaluate -> waive."""
+"""One run: load contracts -> gather facts -> build the input document -> evaluate -> waive.
+
+Why one module of this size: the steps of a run share one ``_RunContext`` (options, configuration,
+engine, cache, the pull request's base side, the workers) and run in the order written here; split,
+each step would take that context as a parameter and the order would be read across files. Its parts
+in order: options and result, the run (discovery to waivers), workers, gathering, evaluation, the
+one-pipeline entry points of gate, evidence and facts.
+"""
 
 from __future__ import annotations
 
@@ -25,7 +32,7 @@ from streamwarden.evaluate.waivers import apply_waivers
 from streamwarden.yamlsafe.read import decode_utf8, read_text
 
 # imported where used: a run whose contracts are all cache hits forks no worker, reads no git
-# ref and gathers no fact (multiprocessing, git, pullrequest, facts.static)
+# ref and gathers no fact (multiprocessing, git, pullrequest, the gathering pipeline)
 if TYPE_CHECKING:
     from streamwarden.check.cache import Entry, ResultCache, StatePrefetch, Stats
     from streamwarden.engine.limits import Limits
@@ -545,8 +552,10 @@ class _RunContext:
     def live_facts(self, contracts: list[Contract]) -> list[dict[str, Any]]:
         if self.env is None:
             return [{} for _ in contracts]
+        from streamwarden.facts import pipeline
         from streamwarden.facts.data_run import DataRun
-        from streamwarden.facts.live import gather_live
+        from streamwarden.facts.source import GatherContext, Subject
+        from streamwarden.facts.spark_data import DataSettings
         from streamwarden.iceberg.access import access_of
 
         if self.data_run is None:  # one per run: the state file, the scan budget and what it spent
@@ -556,19 +565,13 @@ class _RunContext:
                 read_only=self.base is not None,
                 budget=access_of(self.env.get("iceberg")).budget,
             )
-        readers = None
+        subjects = [Subject(c.data, c.path) for c in contracts]
         if self.base is not None:  # who reads in a pull request: the owner and table of the base version
-            readers = [self.base.reader(c.name, c.path, c.data) for c in contracts]
-        return gather_live(
-            [c.data for c in contracts],
-            self.env,
-            self.config.root,
-            self.now,
-            since_snapshot=self.options.since_snapshot,
-            state_file=self.options.state_file,
-            readers=readers,
-            data_run=self.data_run,
-        )
+            for s, c in zip(subjects, contracts, strict=True):
+                s.reader = self.base.reader(c.name, c.path, c.data)
+        data = DataSettings(self.data_run, self.options.since_snapshot, self.options.state_file)
+        pipeline.gather(subjects, self.env, GatherContext.of(self.config.root, self.now, [data]), pipeline.LIVE)
+        return [s.facts for s in subjects]
 
     def engine(self, defer_full: bool = False) -> Engine:
         """One engine per process. The embedded engine is made once, before workers fork, and
@@ -807,7 +810,7 @@ def _base_named_deployment(ctx: _RunContext, contract: Contract) -> tuple[dict[s
     entries = ctx.base.named_deployment(contract.name, contract.path, contract.data)
     if not entries:
         return None
-    from streamwarden.facts.static import gather_named_deployment
+    from streamwarden.facts.deployment import gather_named_deployment
 
     job = contract.data.get("job")
     data = {**contract.data, "job": {**(job if isinstance(job, dict) else {}), "deployment": entries}}
@@ -1019,11 +1022,15 @@ def pipeline_document(config: Config, contract: Contract, *, now_ms: int, enviro
 
 def _gather_facts(ctx: _RunContext, contract: Contract, live: dict[str, Any]) -> dict[str, Any]:
     """A pipeline's facts: the repository's (static), then the live sections gathered for it."""
-    from streamwarden.facts.static import gather_static_facts
+    from streamwarden.facts import pipeline
+    from streamwarden.facts.deployment_source import DeploymentSettings
+    from streamwarden.facts.source import GatherContext, Subject
 
-    facts = gather_static_facts(contract, ctx.config.root, ctx.known_keys)
-    facts.update(live)
-    return facts
+    subject = Subject(contract.data, contract.path)
+    gathering = GatherContext.of(ctx.config.root, ctx.now, [DeploymentSettings(ctx.known_keys)])
+    pipeline.gather([subject], None, gathering, pipeline.STATIC)
+    subject.facts.update(live)
+    return subject.facts
 
 
 def evaluate_contract(engine: Engine, policy_set: PolicySet, contract: Contract, doc: dict[str, Any]) -> list[Finding]:

@@ -18,7 +18,6 @@ from typing import TYPE_CHECKING
 import click
 
 from streamwarden.cli.common import (
-    REPORT_FORMATS,
     color_option,
     config_from,
     config_option,
@@ -33,8 +32,10 @@ from streamwarden.cli.common import (
     write,
 )
 from streamwarden.contracts.config import FAIL_ON, Config
+from streamwarden.core import exitcodes
 from streamwarden.core.errors import UsageError
 from streamwarden.core.escape import json_text, terminal
+from streamwarden.report import FORMATS as REPORT_FORMATS
 
 if TYPE_CHECKING:
     from streamwarden.check.run import RunOptions, RunResult
@@ -61,7 +62,7 @@ def validate(paths: tuple[str, ...], config_path: str | None) -> None:
         )
     if errors:
         click.echo(f"{len(errors)} error{'s' if len(errors) != 1 else ''}", err=True)
-        sys.exit(2)
+        sys.exit(exitcodes.exit_code(unusable=True))
 
 
 @click.command()

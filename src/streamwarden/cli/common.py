@@ -15,11 +15,11 @@ from typing import Any, TypeVar
 import click
 
 from streamwarden.contracts.config import Config, load_config
+from streamwarden.core import exitcodes
 from streamwarden.core.errors import StreamwardenError, UsageError
 from streamwarden.core.escape import log_text, shown_name
 
-# kept in step with streamwarden.report.FORMATS and streamwarden.engine.ENGINES (cheap to import here)
-REPORT_FORMATS = ("text", "json", "sarif", "junit", "github", "markdown")
+# kept in step with streamwarden.engine.ENGINES (that package loads the engine interfaces)
 ENGINE_NAMES = ("regorus", "opa")
 COLOR_CHOICES = ("auto", "always", "never")
 
@@ -47,14 +47,14 @@ def handle_errors(fn: F) -> F:
             return fn(*args, **kwargs)
         except StreamwardenError as exc:
             fail(exc.render())
-            sys.exit(2)
+            sys.exit(exc.exit_code)
         except (click.exceptions.Exit, click.ClickException, SystemExit, KeyboardInterrupt):
             raise
         except OSError as exc:  # the system refused a path the user gave (too long, no permission)
             if os.environ.get("STREAMWARDEN_DEBUG"):
                 raise
             fail(system_error(exc).render())
-            sys.exit(2)
+            sys.exit(exitcodes.UNUSABLE)
         except Exception as exc:  # a bug: say so plainly, never a traceback
             fail(
                 f"internal error: {type(exc).__name__}: {exc} "
@@ -62,7 +62,7 @@ def handle_errors(fn: F) -> F:
             )
             if os.environ.get("STREAMWARDEN_DEBUG"):
                 raise
-            sys.exit(2)
+            sys.exit(exitcodes.UNUSABLE)
 
     return wrapper  # type: ignore[return-value]
 

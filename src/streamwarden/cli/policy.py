@@ -12,6 +12,7 @@ from pathlib import Path
 import click
 
 from streamwarden.cli.common import config_from, handle_errors, say, write
+from streamwarden.core import exitcodes
 from streamwarden.core.errors import UsageError
 from streamwarden.core.escape import terminal
 
@@ -68,10 +69,10 @@ def policy_test(
         total = run.total_coverage()
         if total < threshold:
             say(f"coverage {total:.1f}% is below the threshold {threshold:.1f}%")
-            sys.exit(1)
+            sys.exit(exitcodes.exit_code(failed=True))
     if not run.results:
         raise UsageError("no test_* rules found")
-    sys.exit(1 if run.failed else 0)
+    sys.exit(exitcodes.exit_code(failed=bool(run.failed)))
 
 
 def _ranges(rows: list[int]) -> str:

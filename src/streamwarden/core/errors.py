@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 from streamwarden.core.escape import terminal
+from streamwarden.core.exitcodes import UNUSABLE
 
 
 class StreamwardenError(Exception):
     """An input the tool cannot use: names the file, the line or field path, and what to do."""
 
-    exit_code = 2
+    exit_code = UNUSABLE
 
     def __init__(
         self,

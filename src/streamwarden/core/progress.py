@@ -7,8 +7,8 @@
 
 Code that does the work reports through the module functions :func:`set_total`,
 :func:`advance` and :func:`set_phase` (the line names the phase that runs: checking contracts,
-then with ``--env`` the Flink, Iceberg and Spark scan phases of ``facts/live.py``, each with its
-own count), which cost nothing when no progress display is active (and never block: forked
+then with ``--env`` one phase per live source of the gathering pipeline (facts/pipeline.py), each
+with its own count), which cost nothing when no progress display is active (and never block: forked
 workers get no display of their own).
 """
 

@@ -9,6 +9,7 @@ import re
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Protocol
 
+from streamwarden.core import exitcodes
 from streamwarden.core.secrets import cut, scrub, scrub_tree
 
 if TYPE_CHECKING:
@@ -271,12 +272,8 @@ def summarize(findings: list[Finding], pipelines: list[str]) -> dict[str, int]:
 
 
 def exit_code(findings: list[Finding], fail_on: str, input_errors: int = 0) -> int:
-    """The one place that decides the exit code: 2 unusable input, 1 findings at/above fail_on, else 0."""
-    if input_errors:
-        return 2
-    if any(fails_run(f, fail_on) for f in findings):
-        return 1
-    return 0
+    """``check``'s exit code (core/exitcodes.py): unusable input, else findings at/above fail_on."""
+    return exitcodes.exit_code(unusable=input_errors > 0, failed=any(fails_run(f, fail_on) for f in findings))
 
 
 def fails_run(finding: Finding, fail_on: str) -> bool:

@@ -22,7 +22,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from streamwarden.core import secrets
+from streamwarden.core import exitcodes, secrets
 from streamwarden.evaluate.findings import Finding
 from streamwarden.yamlsafe.read import join_index, join_key
 
@@ -439,4 +439,4 @@ def has_breaking(pipelines: list[dict[str, Any]]) -> bool:
 def exit_code(result: Any, pipelines: list[dict[str, Any]]) -> int:
     """``diff``'s exit code: 2 when a contract could not be used (``result.errors``), 1 when the
     review (``pipelines``, from :func:`review`) holds a breaking change, else 0."""
-    return 2 if result.errors else 1 if has_breaking(pipelines) else 0
+    return exitcodes.exit_code(unusable=bool(result.errors), failed=has_breaking(pipelines))

@@ -43,6 +43,10 @@ lists. Values Flink would refuse, unknown keys and ambiguous manifests are facts
 
 Each file is read and parsed once per :class:`DeploymentGatherer` (cache by resolved path, checked
 against the file's mtime and size); :func:`gather_deployment` shares one gatherer per root.
+
+Why one module of this size: Flink's precedence is decided across every file a contract names at
+once (defaults, config files, manifests, SQL ``SET``), so the merge, its provenance and the secret
+masking stay in one place.
 """
 
 from __future__ import annotations
@@ -52,7 +56,6 @@ import json
 import os
 import re
 import stat
-from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -62,7 +65,7 @@ from streamwarden.core.errors import StreamwardenError
 from streamwarden.core.escape import shown_name
 from streamwarden.core.paths import relative_posix, resolved
 from streamwarden.core.runstate import current
-from streamwarden.facts.source import GatherContext, available, not_configured, unavailable
+from streamwarden.facts.source import available, not_configured, unavailable
 from streamwarden.flink.config import (
     KeyInfo,
     KeyStatus,
@@ -381,16 +384,14 @@ def _shown(value: Any, secret: bool) -> Any:
     return value
 
 
-def gather(contract: dict[str, Any], env: Mapping[str, Any], ctx: GatherContext) -> dict[str, Any]:
-    """``facts.deployment`` for one contract (the gatherer protocol, facts/source.py): a
-    repository source, so ``env`` is not read; ``ctx.contract_file`` places ``job.deployment``'s
-    relative paths and ``ctx.known_keys`` are the repository's own Flink keys."""
-    if ctx.contract_file is None:
-        return unavailable("the contract's file is not known: job.deployment cannot be resolved")
-    try:
-        return gather_deployment(contract, ctx.contract_file, ctx.root, known_keys=ctx.known_keys)
-    except StreamwardenError as exc:
-        return unavailable(exc.render())
+def gather_named_deployment(
+    data: dict[str, Any], directory: Path, root: Path, known_keys: tuple[str, ...] = ()
+) -> dict[str, Any]:
+    """``facts.deployment`` of a contract's data whose ``job.deployment`` entries are relative to
+    ``directory`` (a resolved directory in the repository), not to the contract's file, and must
+    lie in the repository: in a pull request, the files the base's contract names
+    (``BaseSnapshot.named_deployment``)."""
+    return gather_deployment(data, directory, root, known_keys=known_keys, directory=directory)
 
 
 def gather_deployment(

@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from streamwarden.contracts.config import Config
+from streamwarden.core import exitcodes
 from streamwarden.evaluate.findings import Finding
 from streamwarden.facts.recovery import RecoveryFacts
 from streamwarden.facts.restore import rollback_commands
@@ -35,7 +36,7 @@ class EvidenceRecord:
     @property
     def exit_code(self) -> int:
         """0: a record was produced (the verdict inside may still be deny)."""
-        return 0
+        return exitcodes.exit_code()
 
 
 def build_evidence(

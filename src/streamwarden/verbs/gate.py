@@ -19,12 +19,12 @@ from typing import Any
 
 from streamwarden.contracts import Contract
 from streamwarden.contracts.config import Config
+from streamwarden.core import exitcodes
 from streamwarden.engine.interface import UndefinedDecision
 from streamwarden.evaluate import inputdoc
 from streamwarden.evaluate.findings import Finding
+from streamwarden.facts.pipeline import recovery_sources
 from streamwarden.facts.recovery import RecoveryFacts, gather_recovery
-
-SOURCES = ("deployment", "flink", "iceberg", "savepoint")
 
 
 @dataclass
@@ -49,7 +49,7 @@ class GateResult:
 
     @property
     def exit_code(self) -> int:
-        return 0 if self.decision == "allow" else 1
+        return exitcodes.exit_code(failed=self.decision != "allow")
 
 
 def run_gate(
@@ -98,7 +98,7 @@ def run_gate(
 
 def source_status(facts: dict[str, Any]) -> dict[str, Any]:
     out: dict[str, Any] = {}
-    for name in SOURCES:
+    for name in recovery_sources():
         f = facts.get(name) or {}
         out[name] = {"configured": bool(f.get("configured")), "available": bool(f.get("available"))}
         if f.get("error"):
