@@ -123,3 +123,34 @@ def test_check_and_gate_gather_the_same_iceberg_section_with_one_load_each(
     assert (plan["behind"], plan["replay"]["snapshots"], plan["idempotence"]["idempotent"]) == (True, 8, False)
     assert "duplicates" not in plan  # a fact document: SW-REC-002 decides
     assert rec.facts["data"] == not_configured()  # a gate scans no data
+
+
+def test_a_fork_confined_to_a_branch_is_read_along_that_branch(tmp_path: Path) -> None:
+    """The branch comes from the contract (fork_of.branch), never from a literal: the table's
+    snapshots, the restore plan and the ancestry of a fork's gate are those of the branch its job
+    commits to. Here the fork's branch stops at checkpoint 12 while main goes on to 20, so a
+    restore from checkpoint 12 replays nothing on the fork's branch (8 snapshots on main)."""
+    from recovery_repo import RecoveryRepo
+    from streamwarden.contracts.config import load_config
+    from streamwarden.contracts.load import load_contract
+    from streamwarden.facts.recovery import gather_recovery
+
+    repo = RecoveryRepo(tmp_path, upsert=False)
+    repo.commit(1, 12)
+    repo.lake.table().manage_snapshots().create_branch(repo.sink.committed[12], "audit").commit()
+    repo.commit(13, 20)
+    config = load_config(str(tmp_path / "streamwarden.yaml"))
+    path = tmp_path / "contracts" / "orders.yaml"
+    main_side = gather_recovery(
+        load_contract(path, tmp_path), config, "prod", repo.now_ms, restore_from=str(repo.savepoint(12))
+    )
+    repo.write_contract(repo.contract_text + "fork_of:\n  pipeline: orders-owner\n  kind: fork\n  branch: audit\n")
+    fork = load_contract(path, tmp_path)
+    fork_side = gather_recovery(fork, config, "prod", repo.now_ms, restore_from=str(repo.savepoint(12)))
+
+    assert (main_side.branch, fork_side.branch) == ("main", "audit")
+    assert main_side.facts["iceberg"]["branch"] == "main"
+    assert fork_side.facts["iceberg"]["branch"] == "audit" and fork_side.facts["iceberg"]["branch_exists"]
+    assert fork_side.ancestry[0]["snapshot_id"] == repo.sink.committed[12]
+    assert main_side.facts["savepoint"]["table"]["replay"]["snapshots"] == 8
+    assert fork_side.facts["savepoint"]["table"]["replay"]["snapshots"] == 0

@@ -96,11 +96,13 @@ class Source(Protocol):
 
 def checked_branch(contract: Mapping[str, Any], env: Mapping[str, Any]) -> str:
     """The branch of the contract's table whose snapshots the facts read, retained checkpoints
-    are matched along and a restore plans on: the one place that decides it. Today every run reads
-    the table's main branch (``MAIN_BRANCH``, the name Iceberg's spec gives the branch of the
-    table's current snapshot); a contract or environment field that names another would be read
-    here, and nowhere else."""
-    return MAIN_BRANCH
+    are matched along and a restore plans on: the one place that decides it. The branch the
+    contract's job commits to: ``fork_of.branch`` for a fork or backfill confined to a branch of
+    the owner's table, else the table's main branch (``MAIN_BRANCH``, the name Iceberg's spec gives
+    the branch of the table's current snapshot). ``env`` names no branch today."""
+    fork = contract.get("fork_of")
+    branch = fork.get("branch") if isinstance(fork, Mapping) else None
+    return branch if isinstance(branch, str) and branch else MAIN_BRANCH
 
 
 def available(**fields: Any) -> dict[str, Any]:
