@@ -393,7 +393,7 @@ def analyze_module(source: str, display: str) -> ModuleInfo:
         module = json.loads(ast)[0]["ast"]
         node = module["package"]
         line = int(node["span"]["line"])
-        segments = _ref_names(node["refr"])
+        segments = timeread.ref_names(node["refr"])
         heads = [_rule_head(rule) for rule in module["rules"]]
         imports = [_import_name(imp, source) for imp in module.get("imports") or []]
         reads = timeread.analyze(module, source)
@@ -479,12 +479,12 @@ def _forbidden_calls(node: Any, own: set[str]) -> Iterator[tuple[str, int]]:
         return
     for key, value in node.items():
         if key == "Call" and isinstance(value, dict):
-            names = _ref_names(value.get("fcn"))
+            names = timeread.ref_names(value.get("fcn"))
             if names and names[0] not in own and _is_forbidden(".".join(names)):
                 yield ".".join(names), int(value["span"]["line"])
         elif key == "with_mods" and isinstance(value, list):
             for mod in value:
-                names = _ref_names(mod.get("as")) if isinstance(mod, dict) else None
+                names = timeread.ref_names(mod.get("as")) if isinstance(mod, dict) else None
                 if names and names[0] not in own and _is_forbidden(".".join(names)):
                     yield ".".join(names), int(mod["span"]["line"])
                 yield from _forbidden_calls(mod.get("as") if isinstance(mod, dict) else None, own)
@@ -515,26 +515,8 @@ def _import_name(imp: dict[str, Any], source: str) -> str:
         text = source.splitlines()[int(alias["line"]) - 1][int(alias["col"]) - 1 :]
         m = _RULE_HEAD.match(text)
         return m.group(1) if m else ""
-    names = _ref_names(imp.get("refr"))
+    names = timeread.ref_names(imp.get("refr"))
     return names[-1] if names else ""
-
-
-def _ref_names(node: Any) -> list[str] | None:
-    """The names of a package reference in regorus's AST (``a.b["c"]``), None for anything else."""
-    if not isinstance(node, dict) or len(node) != 1:
-        return None
-    kind, body = next(iter(node.items()))
-    if kind == "Var":
-        return [str(body["value"])]
-    if kind not in ("RefDot", "RefBrack"):
-        return None
-    head = _ref_names(body["refr"])
-    if head is None:
-        return None
-    if kind == "RefDot":
-        return [*head, str(body["field"][1])]
-    index = body["index"]
-    return [*head, str(index["String"]["value"])] if isinstance(index, dict) and "String" in index else None
 
 
 def _rego_files(directory: Path) -> list[Path]:
