@@ -54,7 +54,7 @@ from types import SimpleNamespace
 from typing import Any
 from unittest import mock
 
-from streamwarden.config import load_config
+from streamwarden.contracts.config import load_config
 from streamwarden.contracts.load import load_contract
 from streamwarden.flink.uids import operator_id
 from streamwarden.iceberg.catalog import catalog_properties

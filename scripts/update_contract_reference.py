@@ -10,9 +10,9 @@ import sys
 
 from generated import ROOT, write_or_check
 
-from streamwarden.contractdoc import render
+from streamwarden.core.resources import CONTRACT_SCHEMA, load_schema
 from streamwarden.engine import load_policy_set
-from streamwarden.resources import CONTRACT_SCHEMA, load_schema
+from streamwarden.verbs.reference import render
 
 DOC = ROOT / "docs" / "contract-reference.md"
 

@@ -19,7 +19,7 @@ What normalization changes, and so what the derived part says:
   its keys are always present (``required``), so the input says which values are in force.
 
 ``contractHistory`` is what ``input.base.history[].contract`` keeps of an earlier version (the keys
-``streamwarden.pullrequest`` trims it to).
+``streamwarden.repo.pullrequest`` trims it to).
 
     python scripts/update_input_schema.py           # rewrite the derived part
     python scripts/update_input_schema.py --check   # exit 1 when it is stale (scripts/generate.py --check)
@@ -34,7 +34,7 @@ from typing import Any
 
 from generated import ROOT, write_or_check
 
-from streamwarden.pullrequest import _HISTORY_TABLE_KEYS
+from streamwarden.repo.pullrequest import _HISTORY_TABLE_KEYS
 
 SCHEMA_DIR = ROOT / "contracts" / "schema"
 CONTRACT = SCHEMA_DIR / "pipeline-contract.v1.schema.json"

@@ -15,7 +15,7 @@ from streamwarden.cli import main
 
 REPO = Path(__file__).resolve().parent.parent
 
-# Self-check mode (src/streamwarden/selfcheck.py) for every test, CLI subprocesses included: each
+# Self-check mode (src/streamwarden/core/selfcheck.py) for every test, CLI subprocesses included: each
 # input document must conform to the published input schema, and leaving out the policy files
 # whose METADATA declares `custom.requires` must not change a result.
 os.environ.setdefault("STREAMWARDEN_SELF_CHECK", "1")

@@ -9,13 +9,13 @@ import textwrap
 from pathlib import Path
 from typing import Any
 
-from streamwarden.config import Config
+from streamwarden.check.run import evaluate_contract
+from streamwarden.contracts.config import Config
 from streamwarden.contracts.load import load_contract
 from streamwarden.engine import load_policy_set, make_engine
+from streamwarden.evaluate.inputdoc import pipeline as build_input
+from streamwarden.facts.pipeline import gather_one
 from streamwarden.facts.spark_data import gather_data
-from streamwarden.facts.static import gather_static_facts
-from streamwarden.inputdoc import pipeline as build_input
-from streamwarden.run import evaluate_contract
 
 NOW = dt.datetime(2026, 11, 25, 12, 0, tzinfo=dt.timezone.utc)
 NOW_MS = int(NOW.timestamp() * 1000)
@@ -66,7 +66,7 @@ def check(root: Path, text: str, env: dict[str, Any], **kw: Any) -> tuple[dict[s
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(text, encoding="utf-8")
     contract = load_contract(path, root)
-    facts = gather_static_facts(contract, root)
+    facts = gather_one(contract.data, contract.path, root)
     facts["data"] = gather_data(contract.data, env, root, NOW_MS, **kw)
     doc = build_input(contract, facts, NOW_MS, "test", config=Config(root=Path()).policy_settings())
     policy_set, engine = _engine()

@@ -19,7 +19,7 @@ import pytest
 from click.testing import CliRunner, Result
 from tests.conftest import NOW, REPO, invoke
 
-from streamwarden.findings import Finding
+from streamwarden.evaluate.findings import Finding
 
 
 def make_finding(**kw: Any) -> Finding:

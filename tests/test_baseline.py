@@ -10,9 +10,9 @@ import pytest
 from tests.conftest import CLEAN_CONTRACT
 from tests.reporting import run_check
 
-from streamwarden.baseline import Baseline, apply_baseline, baseline_document, load_baseline
-from streamwarden.errors import InputError, UsageError
-from streamwarden.findings import Finding, exit_code, summarize
+from streamwarden.core.errors import InputError, UsageError
+from streamwarden.evaluate.baseline import Baseline, apply_baseline, baseline_document, load_baseline
+from streamwarden.evaluate.findings import Finding, exit_code, summarize
 
 # an existing repository: two findings (min_pause not below interval; file:// checkpoints)
 LEGACY = CLEAN_CONTRACT.replace("min_pause: 30s", "min_pause: 60s").replace(

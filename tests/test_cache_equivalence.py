@@ -30,7 +30,8 @@ from tests.cli import sw
 from tests.conftest import CLEAN_CONTRACT
 from tests.gitrepo import Repo
 
-FORMATS = ("text", "json", "sarif", "junit", "github", "markdown")
+from streamwarden.report import FORMATS
+
 T0, T1, T2 = "2026-11-25T12:00:00Z", "2026-11-25T13:00:00Z", "2026-11-25T14:00:00Z"
 NOW_MS = {T0: 1795608000000, T1: 1795611600000, T2: 1795615200000}
 HASHMAP = ("  backend: rocksdb", "  backend: hashmap")  # SW-STATE-002

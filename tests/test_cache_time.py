@@ -306,7 +306,7 @@ def test_self_check_mode_catches_a_hit_the_contract_review_would_list(tmp_path: 
     repo.write("contracts/orders.yaml", CLEAN_CONTRACT.replace("max_parallelism: 128", "max_parallelism: 256"))
     repo.commit("the pull request")
     _check(repo.path, BEFORE)  # a plain check: the changed contract's entry
-    patch = "import streamwarden.pullrequest as pr\npr.BaseSnapshot.unchanged = lambda self, head_file: True\n"
+    patch = "import streamwarden.repo.pullrequest as pr\npr.BaseSnapshot.unchanged = lambda self, head_file: True\n"
     code = f"{patch}from streamwarden.cli import main\nimport sys\nsys.argv = ['streamwarden', *sys.argv[1:]]\nmain()\n"
     args = ["check", "--base", "main", "--format", "markdown", "--now", BEFORE]
     proc = Proc(

@@ -110,8 +110,8 @@ def test_timestamp_forms_accepted_before_still_pass(tmp_path: Path, start: str, 
 )
 def test_the_fast_path_and_jsonschema_agree_on_calendar_dates(field: str, value: str, valid: bool) -> None:
     from streamwarden.contracts.validate import fast_check_for, validator_for
-    from streamwarden.resources import CONTRACT_SCHEMA, load_schema
-    from streamwarden.yamlsafe import parse_documents
+    from streamwarden.core.resources import CONTRACT_SCHEMA, load_schema
+    from streamwarden.yamlsafe.read import parse_documents
 
     schema = load_schema(CONTRACT_SCHEMA)
     data = parse_documents(CLEAN_CONTRACT, "c.yaml")[0].data

@@ -9,9 +9,9 @@ import re
 import pytest
 from tests.conftest import REPO
 
-from streamwarden.contractdoc import fields
+from streamwarden.core.resources import CONTRACT_SCHEMA, load_schema
 from streamwarden.engine import load_policy_set
-from streamwarden.resources import CONTRACT_SCHEMA, load_schema
+from streamwarden.verbs.reference import fields
 
 DOC = REPO / "docs" / "contract-reference.md"
 _ROW = re.compile(r"^\| `([^`]+)` \| (.*?) \| (yes)? \| (.*?) \| (.*?) \| (.*?) \| (.*) \|$", re.MULTILINE)

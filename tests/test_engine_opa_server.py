@@ -30,7 +30,9 @@ from tests.conftest import NOW, REPO
 from tests.reporting import EXAMPLES
 from tests.reporting import run_check as cli_check
 
-from streamwarden.config import Config
+from streamwarden.check.run import RunOptions, run_check
+from streamwarden.contracts.config import Config
+from streamwarden.core.errors import PolicyError, UsageError
 from streamwarden.engine import load_policy_set, make_engine
 from streamwarden.engine.opa_server import (
     ENV_URL,
@@ -40,8 +42,6 @@ from streamwarden.engine.opa_server import (
     parse_url,
     policy_id,
 )
-from streamwarden.errors import PolicyError, UsageError
-from streamwarden.run import RunOptions, run_check
 
 NOW_MS = 1795608000000  # NOW as epoch ms
 
@@ -357,8 +357,8 @@ def test_a_lone_surrogate_is_refused_as_the_embedded_engine_refuses_it(shared_op
     # An OPA server would read "\udc80" (JSON's escape of a lone surrogate) as U+FFFD and evaluate
     # an altered text; the embedded engine refuses it. Both engines give the same InputError, and
     # the document never reaches the server.
+    from streamwarden.core.errors import InputError
     from streamwarden.engine.regorus_engine import RegorusEngine
-    from streamwarden.errors import InputError
 
     doc = {
         "contract": {"metadata": {"name": "orders-enrichment"}},

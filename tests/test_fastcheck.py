@@ -20,7 +20,7 @@ from streamwarden.contracts.fastcheck import compile_schema, equal
 from streamwarden.contracts.normalize import lower_enums
 from streamwarden.contracts.schemawalk import walker_for
 from streamwarden.contracts.validate import fast_check_for, validator_for
-from streamwarden.resources import CONFIG_SCHEMA, CONTRACT_SCHEMA, load_schema
+from streamwarden.core.resources import CONFIG_SCHEMA, CONTRACT_SCHEMA, load_schema
 
 VALUES: list[Any] = [
     None,
@@ -215,7 +215,7 @@ def test_an_unknown_keyword_leaves_validation_to_jsonschema() -> None:
 
 def test_an_invalid_contract_still_gets_jsonschema_messages(tmp_path: Path) -> None:
     from streamwarden.contracts.load import load_contract
-    from streamwarden.errors import ContractErrors
+    from streamwarden.core.errors import ContractErrors
 
     path = tmp_path / "c.yaml"
     path.write_text(CLEAN_CONTRACT.replace("  backend: rocksdb", "  backend: rocksdb\n  bakend: x"), encoding="utf-8")

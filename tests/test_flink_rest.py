@@ -19,14 +19,14 @@ import pytest
 from tests.fake_flink import fake_flink
 from tests.flink_cluster import FlinkCluster, java_missing_reason
 
-from streamwarden.config import Config
+from streamwarden.check.run import evaluate_contract
+from streamwarden.contracts.config import Config
 from streamwarden.contracts.load import load_contract
 from streamwarden.engine import load_policy_set, make_engine
+from streamwarden.evaluate.findings import Finding
+from streamwarden.evaluate.inputdoc import pipeline as build_input
 from streamwarden.facts.flink import gather_flink, gather_flink_one
-from streamwarden.facts.static import gather_static_facts
-from streamwarden.findings import Finding
-from streamwarden.inputdoc import pipeline as build_input
-from streamwarden.run import evaluate_contract
+from streamwarden.facts.pipeline import gather_one
 
 pytestmark = pytest.mark.slow
 
@@ -124,7 +124,7 @@ def check(
     path = tmp_path / f"{values['name']}.yaml"
     path.write_text(CONTRACT.format(**values))
     contract = load_contract(path, tmp_path)
-    facts = gather_static_facts(contract, tmp_path)
+    facts = gather_one(contract.data, contract.path, tmp_path)
     flink_env = {"rest_url": rest_url, "timeout": 5000, "retries": 1, **fields.get("flink_extra", {})}
     facts["flink"] = gather_flink_one(contract.data, flink_env, tmp_path, environ or {})
     policy_set, engine = policies

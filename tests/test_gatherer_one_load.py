@@ -4,7 +4,6 @@ local Spark session."""
 
 from __future__ import annotations
 
-from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -48,12 +47,12 @@ def test_the_data_scan_reads_the_table_the_iceberg_gatherer_opened(tmp_path: Pat
     ctx = GatherContext(tmp_path, NOW_MS)
     facts, opened = iceberg.gather_table(contract, env, ctx)
     assert facts["available"] and opened is not None
-    data = spark_data.gather(contract, env, replace(ctx, table=opened))
+    [data] = spark_data.gather_many([contract], env, ctx, [opened])
     assert loads == ["sales.orders"]  # one load for both sections
     assert data["available"], data.get("error")
     assert data["snapshot_id"] == snapshot == facts["snapshots"]["head"]["snapshot_id"]
     assert data["unique"]["duplicate_keys"] == 1
     # without the opened table the scan opens it itself, through the same open_contract_table
-    again = spark_data.gather(contract, env, ctx)
+    [again] = spark_data.gather_many([contract], env, ctx)
     assert loads == ["sales.orders", "sales.orders"]
     assert again["unique"]["duplicate_keys"] == 1

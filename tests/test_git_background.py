@@ -12,10 +12,10 @@ import pytest
 from tests.conftest import CLEAN_CONTRACT
 from tests.gitrepo import Repo
 
-from streamwarden.config import load_config
-from streamwarden.errors import StreamwardenError
-from streamwarden.git import GitRepo, blob_ids_result, grep_result
-from streamwarden.pullrequest import _KIND_PATTERN, begin_base, load_base
+from streamwarden.contracts.config import load_config
+from streamwarden.core.errors import StreamwardenError
+from streamwarden.repo.git import GitRepo, blob_ids_result, grep_result
+from streamwarden.repo.pullrequest import _KIND_PATTERN, begin_base, load_base
 
 
 def _repo(tmp_path: Path, contracts: int) -> Repo:

@@ -12,7 +12,7 @@ from pathlib import Path
 
 from tests.gitrepo import Repo
 
-from streamwarden.git import GitRepo, blob_id, follow, literal_prefix
+from streamwarden.repo.git import GitRepo, blob_id, follow, literal_prefix
 
 BODY = "kind: PipelineContract\n" + "".join(f"line{i}: {i}\n" for i in range(20))
 OTHER = "kind: PipelineContract\n" + "".join(f"other_{i}: [{i * 7}, {i * 13}]\n" for i in range(30))

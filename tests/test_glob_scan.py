@@ -9,7 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from streamwarden.contracts.load import _glob_files, _scan_glob, resolved_dirs_forget
+from streamwarden.contracts.load import _glob_files, _scan_glob
+from streamwarden.core import runstate
 
 PATTERNS = [
     "contracts/**/*.yaml",
@@ -53,7 +54,11 @@ def _tree(root: Path) -> Path:
 @pytest.mark.parametrize("pattern", PATTERNS)
 def test_the_scandir_glob_finds_what_path_glob_finds(tmp_path: Path, pattern: str) -> None:
     root = _tree(tmp_path.resolve())
-    resolved_dirs_forget()
+    with runstate.begin():
+        _same_as_path_glob(root, pattern)
+
+
+def _same_as_path_glob(root: Path, pattern: str) -> None:
     want = [p for p in sorted(root.glob(pattern)) if not p.is_dir()]
     assert _scan_glob(root, pattern) is not None  # answered by the scan, not by Path.glob
     assert _glob_files(root, pattern) == want
@@ -63,6 +68,6 @@ def test_the_scandir_glob_finds_what_path_glob_finds(tmp_path: Path, pattern: st
 def test_a_symbolic_link_below_leaves_the_glob_to_path_glob(tmp_path: Path, pattern: str) -> None:
     root = _tree(tmp_path.resolve())
     (root / "contracts" / "team-b" / "linked").symlink_to(root / "contracts" / "team-a")
-    resolved_dirs_forget()
-    assert _scan_glob(root, pattern) is None
-    assert _glob_files(root, pattern) == [p for p in sorted(root.glob(pattern)) if not p.is_dir()]
+    with runstate.begin():
+        assert _scan_glob(root, pattern) is None
+        assert _glob_files(root, pattern) == [p for p in sorted(root.glob(pattern)) if not p.is_dir()]

@@ -19,9 +19,10 @@ import yaml
 from tests.cli import Proc, sw
 from tests.fake_flink import BACKPRESSURE, JID, VID, FakeFlink, fake_flink, job, overview
 
+from streamwarden.report import FORMATS as REPORT_FORMATS
+
 TOKEN = "tok-9f8e7d6c5b4a39281706"  # the bearer token the environment gives
 PASSWORD = "pw-Zq81XkLm0vB7nC4x"  # a password some server puts in a URL
-REPORT_FORMATS = ("text", "json", "sarif", "junit", "github", "markdown")
 
 CONTRACT = textwrap.dedent(
     """\

@@ -27,14 +27,14 @@ from iceberg_tables import (
     Lake,
     compact,
 )
-from streamwarden.config import Config
+from streamwarden.check.run import evaluate_contract
+from streamwarden.contracts.config import Config
 from streamwarden.contracts.load import load_contract
 from streamwarden.engine import load_policy_set, make_engine
+from streamwarden.evaluate.findings import Finding
+from streamwarden.evaluate.inputdoc import pipeline as build_input
 from streamwarden.facts.iceberg import gather_iceberg
-from streamwarden.facts.static import gather_static_facts
-from streamwarden.findings import Finding
-from streamwarden.inputdoc import pipeline as build_input
-from streamwarden.run import evaluate_contract
+from streamwarden.facts.pipeline import gather_one
 
 CONTRACT = """\
 apiVersion: streamwarden/v1
@@ -90,7 +90,7 @@ def check(
     path.write_text(text, encoding="utf-8")
     contract = load_contract(path, lake.root)
     now = now if now is not None else lake.clock.now_ms + MINUTE_MS
-    facts = gather_static_facts(contract, lake.root)
+    facts = gather_one(contract.data, contract.path, lake.root)
     facts["iceberg"] = gather_iceberg(contract.data, lake.environment(), lake.root, now)
     if flink is not None:
         facts["flink"] = flink

@@ -20,16 +20,16 @@ from tests.conftest import CLEAN_CONTRACT, NOW, REPO, invoke
 from tests.fake_flink import CHECKPOINTS, JID, VID, FakeFlink, fake_flink, flink_error, healthy_routes
 from tests.gitrepo import Repo
 
-import streamwarden.run as run_module
-from streamwarden.config import Config, load_config
+import streamwarden.check.run as run_module
+from streamwarden.check.run import RunOptions, run_check
+from streamwarden.contracts.config import Config, load_config
 from streamwarden.contracts.load import load_contract
+from streamwarden.core.inputschema import INPUT_SCHEMA, input_schema_errors, json_path
+from streamwarden.core.resources import load_schema
+from streamwarden.evaluate.inputdoc import pipeline as build_input
 from streamwarden.facts.flink import gather_flink_one
+from streamwarden.facts.pipeline import gather_one
 from streamwarden.facts.savepoint import gather_savepoint
-from streamwarden.facts.static import gather_static_facts
-from streamwarden.inputdoc import pipeline as build_input
-from streamwarden.inputschema import INPUT_SCHEMA, input_schema_errors, json_path
-from streamwarden.resources import load_schema
-from streamwarden.run import RunOptions, run_check
 
 EXAMPLES = REPO / "contracts" / "examples"
 NOW_MS = 1_795_608_000_000  # NOW (2026-11-25T12:00:00Z) in epoch ms
@@ -235,7 +235,7 @@ def _contract_doc(root: Path, text: str, facts: dict[str, Any]) -> dict[str, Any
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(text, encoding="utf-8")
     contract = load_contract(path, root)
-    gathered = gather_static_facts(contract, root)
+    gathered = gather_one(contract.data, contract.path, root)
     gathered.update(facts)
     return build_input(contract, gathered, NOW_MS, "prod", "check", config=Config(root=root).policy_settings())
 
@@ -357,8 +357,8 @@ def load_contract_data(root: Path, text: str) -> dict[str, Any]:
 def test_gate_and_evidence_documents_conform(tmp_path: Path, fake: FakeFlink, evaluated: list[dict[str, Any]]) -> None:
     pytest.importorskip("pyiceberg", reason="the iceberg extra is not installed")
     from recovery_repo import RecoveryRepo
-    from streamwarden.evidence import build_evidence
-    from streamwarden.gate import run_gate
+    from streamwarden.verbs.evidence import build_evidence
+    from streamwarden.verbs.gate import run_gate
 
     repo = RecoveryRepo(tmp_path, upsert=False)
     repo.commit(1, 20)
@@ -488,9 +488,9 @@ def test_self_check_mode_stops_an_evaluation_whose_input_departs_from_the_schema
 ) -> None:
     # tests/conftest.py turns self-check mode on for the whole suite: every document any test
     # evaluates through run._evaluate (check, gate, evidence, diffs, live sources) is validated
+    from streamwarden.check.run import _evaluate, _Subject
+    from streamwarden.core.selfcheck import SelfCheckError
     from streamwarden.engine import load_policy_set, make_engine
-    from streamwarden.run import _evaluate, _Subject
-    from streamwarden.selfcheck import SelfCheckError
 
     policy_set = load_policy_set()
     engine = make_engine("regorus", policy_set)

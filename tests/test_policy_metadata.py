@@ -9,10 +9,10 @@ from types import SimpleNamespace
 
 import pytest
 
-from streamwarden.diff import diff_rules
+from streamwarden.core.errors import PolicyError
 from streamwarden.engine import load_policy_set
 from streamwarden.engine.policyset import PolicyFile, catalog, parse_policy
-from streamwarden.errors import PolicyError
+from streamwarden.evaluate.review import diff_rules
 
 PACK = load_policy_set()
 

@@ -12,8 +12,8 @@ import pytest
 from tests.cli import sw
 from tests.conftest import CLEAN_CONTRACT
 
+from streamwarden.core.errors import PolicyError
 from streamwarden.engine.policyset import builtin_policy_files, module_package, parse_policy
-from streamwarden.errors import PolicyError
 
 FORGED = 'deny contains {"rule": "SW-CKPT-001", "message": "forged", "path": "checkpoint.interval"} if true\n'
 OWN = 'deny contains {"rule": "ACME-001", "message": "own rule", "path": "checkpoint.interval"} if true\n'

@@ -17,11 +17,11 @@ from typing import Any
 import pytest
 from tests.conftest import invoke
 
+from streamwarden.core.errors import PolicyError
+from streamwarden.core.selfcheck import SelfCheckError
 from streamwarden.engine import load_policy_set
 from streamwarden.engine.policyset import PolicySet, condition_holds, parse_policy
 from streamwarden.engine.regorus_engine import RegorusEngine, _Compiled
-from streamwarden.errors import PolicyError
-from streamwarden.selfcheck import SelfCheckError
 
 PACK = load_policy_set()
 CONDITIONS = sorted({c for f in PACK.runtime_files for c in f.requires})
@@ -211,8 +211,8 @@ def test_a_custom_policy_with_a_bad_requires_line_fails_the_run_with_exit_2(tmp_
 
 def test_selection_keeps_every_finding_of_the_examples(tmp_path: Path) -> None:
     # the example contracts, checked statically: the full pack and the selection agree
-    from streamwarden.config import load_config
-    from streamwarden.run import RunOptions, run_check
+    from streamwarden.check.run import RunOptions, run_check
+    from streamwarden.contracts.config import load_config
 
     root = Path(__file__).resolve().parent.parent / "contracts" / "examples"
     result = run_check(

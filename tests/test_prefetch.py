@@ -19,8 +19,9 @@ from tests.cli import sw
 from tests.conftest import NOW
 from tests.test_result_cache import make_repo, stats
 
-from streamwarden import cache, readahead
-from streamwarden.cache import ResultCache, StatePrefetch, _sha, file_state, newest_pack
+from streamwarden.check import cache
+from streamwarden.check.cache import ResultCache, StatePrefetch, _sha, file_state, newest_pack
+from streamwarden.core import runstate
 
 pytestmark = pytest.mark.skipif(
     not hasattr(os, "fork") or (os.cpu_count() or 1) < 2, reason="the child is forked (POSIX, two cores or more)"
@@ -88,8 +89,8 @@ def test_a_file_larger_than_a_contract_may_be_is_left_to_the_run(tmp_path: Path)
 def test_a_file_the_run_has_read_is_hashed_from_those_bytes(tmp_path: Path) -> None:
     _, directory, deps = _filled(tmp_path)
     read = deps[0]
-    readahead.keep({read: b"the bytes this run parsed"})
-    try:
+    with runstate.begin() as state:
+        state.keep({read: b"the bytes this run parsed"})
         prefetch = StatePrefetch.start(directory)
         assert prefetch is not None
         answer = prefetch.take()
@@ -100,8 +101,6 @@ def test_a_file_the_run_has_read_is_hashed_from_those_bytes(tmp_path: Path) -> N
         assert results.state(read) == _sha(read, b"the bytes this run parsed")
         assert results.state(deps[1]) == file_state(deps[1])
         assert results.state("/nowhere/else.yaml") == "1" * 64
-    finally:
-        readahead.forget()
 
 
 def test_a_late_child_is_no_answer_and_is_not_left_running(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -165,9 +164,9 @@ def test_no_pack_or_a_small_one_no_child(tmp_path: Path, monkeypatch: pytest.Mon
 # each deployment file by the check's own process (the child's are its own)
 _RUN = """
 import json, os, sys
-import streamwarden.cache
-streamwarden.cache.PREFETCH_MIN = int(sys.argv[1])
-streamwarden.cache.PREFETCH_MIN_PACK = 0
+import streamwarden.check.cache
+streamwarden.check.cache.PREFETCH_MIN = int(sys.argv[1])
+streamwarden.check.cache.PREFETCH_MIN_PACK = 0
 parent, opened = os.getpid(), []
 real_open = os.open
 def counting_open(path, *args, **kwargs):

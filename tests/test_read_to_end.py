@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from streamwarden.yamlsafe import READ_FLAGS, read_to_end
+from streamwarden.yamlsafe.read import READ_FLAGS, read_to_end
 
 
 def _read(path: Path, size: int) -> bytes:

@@ -1,5 +1,5 @@
 """One read per file: the deployment files discovery reads beside the contracts are parsed by the
-deployment gatherer and hashed by the result cache from those bytes (streamwarden.readahead), and a
+deployment gatherer and hashed by the result cache from those bytes (the run's state: streamwarden.core.runstate), and a
 later run in the same process reads them again."""
 
 from __future__ import annotations
@@ -58,7 +58,7 @@ def test_a_deployment_file_beside_the_contracts_is_read_once(tmp_path: Path, arg
 _TWICE = """
 import json, sys
 from pathlib import Path
-from streamwarden import readahead
+from streamwarden.core import runstate
 from streamwarden.cli import main
 def rules():
     try:
@@ -68,7 +68,7 @@ def rules():
         pass
     return sorted({f["rule"] + " " + f["path"] for f in json.loads(Path("out.json").read_text())["findings"]})
 first = rules()
-left = len(readahead._READ)
+left = len(runstate.current().read)
 deploy = Path("contracts/p0/deploy/config.yaml")
 deploy.write_text(deploy.read_text().replace("interval: 60 s", "interval: 90 s"))
 print(json.dumps({"first": first, "second": rules(), "left": left}))

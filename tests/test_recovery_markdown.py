@@ -13,7 +13,7 @@ import pytest
 from tests.cli import Proc, sw
 
 from recovery_repo import RecoveryRepo
-from streamwarden.escape import mermaid_label
+from streamwarden.core.escape import mermaid_label
 from streamwarden.report.timeline import recovery_timeline
 
 NODE = re.compile(r'^  (\w+)(\(\[|\[|\{\{)("[^"\n]*")(\]\)|\]|\}\})$')

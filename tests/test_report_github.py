@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 from tests.reporting import EXAMPLES, findings_json, make_finding, run_check
 
-from streamwarden.findings import Finding
+from streamwarden.evaluate.findings import Finding
 from streamwarden.report import Report
 from streamwarden.report.github import GithubReporter, escape_property, write_step_summary
 

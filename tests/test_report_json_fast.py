@@ -14,7 +14,7 @@ import pytest
 from tests.conftest import CLEAN_CONTRACT
 from tests.reporting import EXAMPLES, make_finding, run_check
 
-from streamwarden.escape import json_text
+from streamwarden.core.escape import json_text
 from streamwarden.report import Report
 from streamwarden.report.json_format import JsonReporter, indented
 

@@ -13,8 +13,8 @@ from tests.cli import sw
 from tests.conftest import CLEAN_CONTRACT, NOW
 from tests.reporting import EXAMPLES, findings_json, make_finding, missing_tool, run_check
 
-from streamwarden.errors import InputError
-from streamwarden.findings import Finding
+from streamwarden.core.errors import InputError
+from streamwarden.evaluate.findings import Finding
 from streamwarden.report import Report
 from streamwarden.report.junit import ERRORS_SUITE, JunitReporter
 

@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 from tests.reporting import EXAMPLES, findings_json, make_finding, run_check
 
-from streamwarden.findings import Finding
+from streamwarden.evaluate.findings import Finding
 from streamwarden.report import Report
 from streamwarden.report.markdown import MARKER, MarkdownReporter, cell, code
 from streamwarden.report.review import value_cell

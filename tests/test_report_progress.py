@@ -7,7 +7,7 @@ import time
 
 from tests.reporting import EXAMPLES, run_check
 
-from streamwarden import progress
+from streamwarden.core import progress
 
 
 class Terminal(io.StringIO):

@@ -11,9 +11,9 @@ import pytest
 from tests.conftest import CLEAN_CONTRACT, REPO
 from tests.reporting import EXAMPLES, findings_json, run_check, validate_sarif
 
+from streamwarden.core.errors import InputError
 from streamwarden.engine.policyset import RuleDescriptor
-from streamwarden.errors import InputError
-from streamwarden.findings import Finding
+from streamwarden.evaluate.findings import Finding
 from streamwarden.report import Report
 from streamwarden.report.sarif import FINGERPRINT_KEY, build_sarif, rule_name
 

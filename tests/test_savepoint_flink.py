@@ -15,10 +15,10 @@ from urllib.parse import urlsplit
 
 import pytest
 
-from streamwarden.config import Config
+from streamwarden.contracts.config import Config
 from streamwarden.facts.savepoint import load_savepoint, savepoint_facts
 from streamwarden.flink.uids import operator_id
-from streamwarden.gate import run_gate
+from streamwarden.verbs.gate import run_gate
 
 pytestmark = pytest.mark.slow
 
@@ -171,7 +171,7 @@ def _config(tmp_path: Path, dedup: str) -> Config:
     (tmp_path / "contracts").mkdir(exist_ok=True)
     (tmp_path / "contracts" / "sw.yaml").write_text(CONTRACT.format(dedup=dedup))
     (tmp_path / "streamwarden.yaml").write_text("environments:\n  prod: {}\n")
-    from streamwarden.config import load_config
+    from streamwarden.contracts.config import load_config
 
     return load_config(str(tmp_path / "streamwarden.yaml"))
 

@@ -18,10 +18,10 @@ import pytest
 from tests.cli import Proc, sw
 from tests.conftest import CLEAN_CONTRACT
 
+from streamwarden.core.errors import InputError
 from streamwarden.engine import load_policy_set, sandbox
 from streamwarden.engine.policyset import builtin_policy_files, catalog, parse_policy
 from streamwarden.engine.regorus_engine import RegorusEngine
-from streamwarden.errors import InputError
 
 # a checkpoint interval the contract (1m) disagrees with: SW-CKPT-003 cites the deployment file
 DEPLOYMENT = (

@@ -16,8 +16,8 @@ from pathlib import Path
 import jsonschema
 from tests.test_result_cache import check, findings, make_repo, stats
 
-from streamwarden.cache import FORMAT
-from streamwarden.resources import CONFIG_SCHEMA, CONTRACT_SCHEMA, load_schema
+from streamwarden.check.cache import FORMAT
+from streamwarden.core.resources import CONFIG_SCHEMA, CONTRACT_SCHEMA, load_schema
 
 
 def packs(root: Path) -> list[Path]:

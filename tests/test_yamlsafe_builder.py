@@ -15,9 +15,9 @@ from typing import Any
 import pytest
 import yaml
 
-from streamwarden import yamlparse
-from streamwarden.errors import InputError
-from streamwarden.yamlsafe import MAX_ALIASES, MAX_DEPTH, parse_documents
+from streamwarden.core.errors import InputError
+from streamwarden.yamlsafe import parse as yamlparse
+from streamwarden.yamlsafe.read import MAX_ALIASES, MAX_DEPTH, parse_documents
 
 SCALARS = [
     "", "~", "null", "Null", "NULL", "nul", "true", "True", "TRUE", "yes", "Yes", "no", "NO", "on", "Off",

@@ -23,7 +23,7 @@ from streamwarden.cli import init as _init
 from streamwarden.cli import policy as _policy
 from streamwarden.cli import recovery as _recovery
 from streamwarden.cli import schema as _schema
-from streamwarden.escape import terminal
+from streamwarden.core.escape import terminal
 
 
 class _Command(click.Group):

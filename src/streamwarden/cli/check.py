@@ -18,7 +18,6 @@ from typing import TYPE_CHECKING
 import click
 
 from streamwarden.cli.common import (
-    REPORT_FORMATS,
     color_option,
     config_from,
     config_option,
@@ -32,13 +31,15 @@ from streamwarden.cli.common import (
     say,
     write,
 )
-from streamwarden.config import FAIL_ON, Config
-from streamwarden.errors import UsageError
-from streamwarden.escape import json_text, terminal
+from streamwarden.contracts.config import FAIL_ON, Config
+from streamwarden.core import exitcodes
+from streamwarden.core.errors import UsageError
+from streamwarden.core.escape import json_text, terminal
+from streamwarden.report import FORMATS as REPORT_FORMATS
 
 if TYPE_CHECKING:
+    from streamwarden.check.run import RunOptions, RunResult
     from streamwarden.report import Report
-    from streamwarden.run import RunOptions, RunResult
 
 
 @click.command()
@@ -47,7 +48,7 @@ if TYPE_CHECKING:
 @handle_errors
 def validate(paths: tuple[str, ...], config_path: str | None) -> None:
     """Validate contracts against the JSON Schema (file:line and field path for every error)."""
-    from streamwarden.run import load_for_run
+    from streamwarden.check.run import load_for_run
 
     config = config_from(config_path)
     contracts, errors = load_for_run(config, paths)
@@ -61,7 +62,7 @@ def validate(paths: tuple[str, ...], config_path: str | None) -> None:
         )
     if errors:
         click.echo(f"{len(errors)} error{'s' if len(errors) != 1 else ''}", err=True)
-        sys.exit(2)
+        sys.exit(exitcodes.exit_code(unusable=True))
 
 
 @click.command()
@@ -157,9 +158,9 @@ def check(
     color: str,
 ) -> None:
     """Check contracts (and the repository files they name) against the policies."""
-    from streamwarden.baseline import use_baseline
-    from streamwarden.findings import exit_code
-    from streamwarden.run import RunOptions
+    from streamwarden.check.run import RunOptions
+    from streamwarden.evaluate.baseline import use_baseline
+    from streamwarden.evaluate.findings import exit_code
 
     _check_refs(base_ref, trusted_ref)
     if trusted_ref and not base_ref:
@@ -208,7 +209,7 @@ def check(
 def _cache_dir(cache_dir: str | None, no_cache: bool, config: Config) -> Path | None:
     """--cache DIR, else .streamwarden-cache in the repository root; --no-cache (or an empty
     --cache / STREAMWARDEN_CACHE) turns it off."""
-    from streamwarden.cache import DEFAULT_DIR
+    from streamwarden.check.cache import DEFAULT_DIR
 
     if no_cache or (cache_dir is not None and not cache_dir.strip()):
         return None
@@ -268,8 +269,8 @@ def _from_env(param: str) -> bool:
 
 
 def _run_check(config: Config, options: RunOptions, *, opa_url: str | None, verbose: bool) -> RunResult:
-    from streamwarden import progress
-    from streamwarden.run import run_check
+    from streamwarden.check.run import run_check
+    from streamwarden.core import progress
 
     bar = progress.Progress("checking contracts", progress.choose_mode(verbose), verbose=verbose).start()
     summary = None
@@ -288,8 +289,8 @@ def _run_check(config: Config, options: RunOptions, *, opa_url: str | None, verb
 def _make_report(
     result: RunResult, config: Config, threshold: str, baseline: str | None, targets: list[ReportTarget]
 ) -> Report:
-    from streamwarden.findings import cap
-    from streamwarden.git import repo_prefix
+    from streamwarden.core.paths import repo_prefix
+    from streamwarden.evaluate.findings import cap
     from streamwarden.report import Report
 
     formats = {t.fmt for t in targets}
@@ -297,7 +298,7 @@ def _make_report(
     rules = dict(result.policy_set.rules) if result.policy_set is not None and "sarif" in formats else {}
     diff = None
     if result.base is not None and formats & {"markdown", "github"}:
-        from streamwarden.diff import review
+        from streamwarden.evaluate.review import review
 
         diff = review(result)
     return Report(
@@ -368,9 +369,9 @@ def diff(
 ) -> None:
     """Contract review: every change classified breaking / coordinate / safe, with the consumers affected."""
     _check_refs(base_ref, trusted_ref)
-    from streamwarden.diff import exit_code, review
+    from streamwarden.check.run import RunOptions, run_check
+    from streamwarden.evaluate.review import exit_code, review
     from streamwarden.report.review import render_json, render_markdown
-    from streamwarden.run import RunOptions, run_check
 
     config = config_from(config_path)
     options = RunOptions(
@@ -407,11 +408,11 @@ def facts(
     pipeline: str, paths: tuple[str, ...], config_path: str | None, now: str | None, environment: str | None
 ) -> None:
     """Print the policy input document of one pipeline as JSON (for debugging and `opa eval`)."""
-    from streamwarden.run import find_pipeline, now_ms, pipeline_document
+    from streamwarden.check.run import find_pipeline, now_ms, pipeline_document
 
     config = config_from(config_path)
     contract = find_pipeline(config, pipeline, paths)
-    from streamwarden.secrets import scrub_tree
+    from streamwarden.core.secrets import scrub_tree
 
     doc = pipeline_document(config, contract, now_ms=parse_now(now) or now_ms(), environment=environment)
     # printed to be read and pasted: a credential in a contract value (a checkpoint URL's

@@ -14,12 +14,12 @@ from typing import Any, TypeVar
 
 import click
 
-from streamwarden.config import Config, load_config
-from streamwarden.errors import StreamwardenError, UsageError
-from streamwarden.escape import log_text, shown_name
+from streamwarden.contracts.config import Config, load_config
+from streamwarden.core import exitcodes
+from streamwarden.core.errors import StreamwardenError, UsageError
+from streamwarden.core.escape import log_text, shown_name
 
-# kept in step with streamwarden.report.FORMATS and streamwarden.engine.ENGINES (cheap to import here)
-REPORT_FORMATS = ("text", "json", "sarif", "junit", "github", "markdown")
+# kept in step with streamwarden.engine.ENGINES (that package loads the engine interfaces)
 ENGINE_NAMES = ("regorus", "opa")
 COLOR_CHOICES = ("auto", "always", "never")
 
@@ -30,7 +30,7 @@ def say(text: str, err: bool = True) -> None:
     """Lines for the user (stderr by default): secrets scrubbed first, then control characters
     and workflow commands defused (escape.log_text; a file name, a contract value, a server string
     or a policy's print may be part of them)."""
-    from streamwarden.secrets import scrub
+    from streamwarden.core.secrets import scrub
 
     click.echo(log_text(scrub(text)), err=err)
 
@@ -47,14 +47,14 @@ def handle_errors(fn: F) -> F:
             return fn(*args, **kwargs)
         except StreamwardenError as exc:
             fail(exc.render())
-            sys.exit(2)
+            sys.exit(exc.exit_code)
         except (click.exceptions.Exit, click.ClickException, SystemExit, KeyboardInterrupt):
             raise
         except OSError as exc:  # the system refused a path the user gave (too long, no permission)
             if os.environ.get("STREAMWARDEN_DEBUG"):
                 raise
             fail(system_error(exc).render())
-            sys.exit(2)
+            sys.exit(exitcodes.UNUSABLE)
         except Exception as exc:  # a bug: say so plainly, never a traceback
             fail(
                 f"internal error: {type(exc).__name__}: {exc} "
@@ -62,7 +62,7 @@ def handle_errors(fn: F) -> F:
             )
             if os.environ.get("STREAMWARDEN_DEBUG"):
                 raise
-            sys.exit(2)
+            sys.exit(exitcodes.UNUSABLE)
 
     return wrapper  # type: ignore[return-value]
 
@@ -95,7 +95,7 @@ def parse_now(value: str | None) -> int | None:
 
 def now_or(value: str | None) -> int:
     """``--now`` in epoch ms, else the current time."""
-    from streamwarden.run import now_ms
+    from streamwarden.check.run import now_ms
 
     parsed = parse_now(value)
     return parsed if parsed is not None else now_ms()
@@ -110,7 +110,7 @@ def parse_time(value: str | None, flag: str, now_ms: int) -> int | None:
         return None
     m = _AGO.match(value.strip())
     if m:
-        from streamwarden.units import parse_duration
+        from streamwarden.core.units import parse_duration
 
         try:
             since = now_ms - parse_duration(value.strip())
@@ -134,9 +134,9 @@ def config_from(config_path: str | None) -> Config:
 
 
 def write(text: str, output: str | None, color: bool = False) -> None:
-    """A report to ``output`` or stdout. Each renderer escapes its own output (streamwarden.escape);
+    """A report to ``output`` or stdout. Each renderer escapes its own output (streamwarden.core.escape);
     this is the last net: no configured secret value is ever written."""
-    from streamwarden.secrets import scrub
+    from streamwarden.core.secrets import scrub
 
     text = scrub(text, shapes=False)
     if output:

@@ -1,5 +1,5 @@
 """``streamwarden init``: write a contract derived from deployment files, the running job and the
-live table (streamwarden.init).
+live table (streamwarden.verbs.init).
 
 Exit codes: 0 the contract was written (or printed with ``--dry-run``); 2 nothing to derive from,
 a source that cannot be read, an unknown environment, or an existing file without ``--force``.
@@ -13,7 +13,7 @@ from pathlib import Path
 import click
 
 from streamwarden.cli.common import config_from, config_option, handle_errors, say
-from streamwarden.errors import UsageError
+from streamwarden.core.errors import UsageError
 
 
 @click.command("init")
@@ -47,8 +47,8 @@ def init(
 ) -> None:
     """Write a contract derived from deployment files and, with --env, from the running job and the
     live table. What cannot be derived is a TODO(...) that validate and check refuse until filled."""
-    from streamwarden.escape import terminal
-    from streamwarden.init import InitRequest, derive
+    from streamwarden.core.escape import terminal
+    from streamwarden.verbs.init import InitRequest, derive
 
     if more_files and not deployment:
         raise UsageError(f"unexpected argument {more_files[0]!r}", hint="deployment files follow --from-deployment")

@@ -12,8 +12,9 @@ from pathlib import Path
 import click
 
 from streamwarden.cli.common import config_from, handle_errors, say, write
-from streamwarden.errors import UsageError
-from streamwarden.escape import terminal
+from streamwarden.core import exitcodes
+from streamwarden.core.errors import UsageError
+from streamwarden.core.escape import terminal
 
 
 @click.group()
@@ -35,11 +36,12 @@ def policy_test(
     dirs: tuple[str, ...], coverage: bool, threshold: float, engine: str, no_builtin: bool, verbose: bool
 ) -> None:
     """Run the Rego unit tests (test_* rules) of the built-in policies and of DIRs."""
-    from streamwarden.engine import load_policy_set
-    from streamwarden.engine.testing import run_tests
+    from streamwarden.verbs.policy import run_policy_tests
 
-    ps = load_policy_set([Path(d) for d in dirs], builtin=not no_builtin, root=Path.cwd())
-    run = run_tests(ps, engine, coverage, limits=config_from(None).limits)
+    limits = config_from(None).limits
+    run = run_policy_tests(
+        [Path(d) for d in dirs], engine, coverage, builtin=not no_builtin, limits=limits, root=Path.cwd()
+    )
     # file names, errors, sources and coverage paths are the policies' (a pull request's): each
     # value on one line, the whole scrubbed and defused (cli.common.say)
     out: list[str] = []
@@ -67,10 +69,10 @@ def policy_test(
         total = run.total_coverage()
         if total < threshold:
             say(f"coverage {total:.1f}% is below the threshold {threshold:.1f}%")
-            sys.exit(1)
+            sys.exit(exitcodes.exit_code(failed=True))
     if not run.results:
         raise UsageError("no test_* rules found")
-    sys.exit(1 if run.failed else 0)
+    sys.exit(exitcodes.exit_code(failed=bool(run.failed)))
 
 
 def _ranges(rows: list[int]) -> str:
@@ -91,8 +93,8 @@ def _ranges(rows: list[int]) -> str:
 @handle_errors
 def policy_doc(output: str | None, policy_dirs: tuple[str, ...], table: bool) -> None:
     """The rule catalog as Markdown, from the policies' METADATA."""
-    from streamwarden.engine import load_policy_set
     from streamwarden.report.catalog import render_catalog, rule_table
+    from streamwarden.verbs.policy import policy_catalog
 
-    ps = load_policy_set([Path(d) for d in policy_dirs], root=Path.cwd())
+    ps = policy_catalog([Path(d) for d in policy_dirs], root=Path.cwd())
     write(rule_table(ps) if table else render_catalog(ps), output)

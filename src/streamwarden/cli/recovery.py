@@ -42,8 +42,8 @@ def savepoint() -> None:
 @handle_errors
 def inspect(path: str, contract_file: str | None, fmt: str, output: str | None) -> None:
     """Operators in a savepoint or retained checkpoint (PATH: its directory, its _metadata, or a URI)."""
-    from streamwarden.facts.savepoint import inspect_savepoint
     from streamwarden.report.savepoint import render_json, render_text
+    from streamwarden.verbs.savepoint import inspect_savepoint
 
     facts = inspect_savepoint(path, contract_file)
     write(render_json(facts) if fmt == "json" else render_text(facts), output)
@@ -108,8 +108,8 @@ def gate(
     now: str | None,
     fmt: str,
 ) -> None:
-    from streamwarden.gate import run_gate
     from streamwarden.report.gate import render_json, render_markdown, render_text
+    from streamwarden.verbs.gate import run_gate
 
     config = config_from(config_path)
     result = run_gate(
@@ -159,8 +159,8 @@ def evidence(
     since: str | None,
     fmt: str,
 ) -> None:
-    from streamwarden.evidence import build_evidence
     from streamwarden.report.evidence import render_json, render_markdown
+    from streamwarden.verbs.evidence import build_evidence
 
     config = config_from(config_path)
     now_ms = now_or(now)

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import click
 
-from streamwarden.resources import CONFIG_SCHEMA, CONTRACT_SCHEMA, schema_dir
+from streamwarden.core.resources import CONFIG_SCHEMA, CONTRACT_SCHEMA, schema_dir
 
 SCHEMAS = {
     "contract": CONTRACT_SCHEMA,

@@ -14,7 +14,7 @@ import functools
 from collections.abc import Callable
 from typing import Any
 
-from streamwarden.dates import calendar_problem
+from streamwarden.core.dates import calendar_problem
 
 
 def is_calendar_date(value: object) -> bool:

@@ -13,15 +13,17 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from streamwarden import selfcheck
 from streamwarden.contracts.normalize import UnitError, lower_enums, normalize_contract
 from streamwarden.contracts.schemawalk import walker_for
 from streamwarden.contracts.validate import fast_check_for, validate_document
-from streamwarden.errors import ContractErrors, InputError, StreamwardenError
-from streamwarden.escape import shown_name
-from streamwarden.resources import CONTRACT_SCHEMA, load_schema
-from streamwarden.secrets import scrub
-from streamwarden.yamlsafe import (
+from streamwarden.core import selfcheck
+from streamwarden.core.errors import ContractErrors, InputError, StreamwardenError
+from streamwarden.core.escape import shown_name
+from streamwarden.core.paths import display_path, relative_posix, resolved, resolved_dir, resolved_root
+from streamwarden.core.resources import CONTRACT_SCHEMA, load_schema
+from streamwarden.core.runstate import current
+from streamwarden.core.secrets import scrub
+from streamwarden.yamlsafe.read import (
     YamlDocument,
     decode_utf8,
     join_index,
@@ -59,114 +61,6 @@ class Contract:
 
     def line_of(self, path: str) -> int:
         return self.doc.line_of(path)
-
-
-def display_path(path: Path, root: Path, resolved: Path | None = None) -> str:
-    """Root-relative with forward slashes inside the root (SARIF and annotations need it), else as
-    given; always valid Unicode (:func:`shown_name`)."""
-    inside = relative_posix(resolved or _resolve_cached(path), _resolved_root(root))
-    return shown_name(str(path) if inside is None else inside)
-
-
-def display_path_str(path: str, root: Path) -> str:
-    """``display_path`` of a path given as a string, without making Path objects (the base of a
-    pull request shows thousands of files)."""
-    absolute = path if os.path.isabs(path) else os.path.join(os.getcwd(), path)
-    if absolute in _REAL:  # discovery reached it without a symbolic link: it is its own resolution
-        inside = _relative_str(absolute, str(_resolved_root(root)))
-        return shown_name(path if inside is None else inside)
-    directory, name = os.path.split(absolute)
-    if os.sep != "/" or name in ("", ".", "..") or os.path.islink(absolute):
-        return display_path(Path(path), root)
-    inside = _relative_str(os.path.join(_resolved_dir(directory), name), str(_resolved_root(root)))
-    return shown_name(path if inside is None else inside)
-
-
-def relative_posix(path: Path, top: Path) -> str | None:
-    """``path.relative_to(top).as_posix()`` for resolved absolute paths, None when ``path`` is not
-    under ``top``: compared as strings (a run computes this for every file, several times)."""
-    if os.sep != "/":
-        try:
-            return path.relative_to(top).as_posix()
-        except ValueError:
-            return None
-    return _relative_str(str(path), str(top))
-
-
-def _relative_str(p: str, t: str) -> str | None:
-    if p == t:
-        return "."
-    prefix = t if t.endswith("/") else t + "/"
-    return p[len(prefix) :] if p.startswith(prefix) else None
-
-
-def _resolve_cached(path: Path) -> Path:
-    return resolved(path)
-
-
-@functools.lru_cache(maxsize=8)
-def _resolved_root(root: Path) -> Path:
-    return root.resolve()
-
-
-_DIRS: dict[str, str] = {}  # directory -> resolved; emptied at the start of every run
-_RESOLVED: dict[Path, Path] = {}  # file -> resolved, likewise
-# files whose absolute path is their own resolution (the walk reached them without a symbolic
-# link), as strings: a path object is made only for the ones asked for
-_REAL: set[str] = set()
-
-
-def _resolved_dir(directory: str) -> str:
-    """An absolute directory, resolved from its parent's resolution (one lstat per new part).
-    Strings, not Path objects: a run resolves thousands of files."""
-    found = _DIRS.get(directory)
-    if found is None:
-        parent, name = os.path.split(directory)
-        if parent == directory or name in ("", ".", "..") or os.path.islink(directory):
-            found = os.fspath(Path(directory).resolve())
-        else:
-            found = os.path.join(_resolved_dir(parent), name)
-        _DIRS[directory] = found
-    return found
-
-
-def resolved_dirs_forget() -> None:
-    """A new run: directories may have moved since the last one in this process."""
-    _DIRS.clear()
-    _RESOLVED.clear()
-    _REAL.clear()
-
-
-def resolved(path: Path) -> Path:
-    """``path.resolve()``, with each directory resolved once per run (a run resolves every contract
-    file several times: discovery, the cache key, the base; realpath costs an lstat per part). A
-    file that is itself a symbolic link is resolved in full."""
-    found = _RESOLVED.get(path)
-    if found is None:
-        found = _RESOLVED[path] = path if os.fspath(path) in _REAL else _resolve(path)
-        _RESOLVED.setdefault(found, found)  # a resolution resolves to itself (asked again by later steps)
-    return found
-
-
-def _resolve(path: Path) -> Path:
-    name = os.fspath(path)
-    try:
-        if os.path.islink(name) or path.name in ("", ".", ".."):
-            return _resolve_link(path)
-    except OSError:
-        return _resolve_link(path)
-    absolute = name if os.path.isabs(name) else os.path.join(os.getcwd(), name)
-    directory, base = os.path.split(absolute)
-    return Path(os.path.join(_resolved_dir(directory), base))
-
-
-def _resolve_link(path: Path) -> Path:
-    """``path.resolve()``; a symbolic link loop (Python raises RuntimeError before 3.13) is the
-    path itself, made absolute: reading it then fails as the loop it is, reported with the file."""
-    try:
-        return path.resolve()
-    except (RuntimeError, OSError):
-        return Path(os.path.abspath(path))
 
 
 def load_contract(path: Path, root: Path, text: str | None = None) -> Contract:
@@ -291,12 +185,12 @@ def discover_contracts(
     ``texts``: filled with the text of each file read to decide, for the loader (one read per file).
     ``others``: filled with the bytes of each file read and found not to be a contract, by its
     resolved path (the deployment files beside the contracts: run_check keeps them for the run in
-    streamwarden.readahead, so the gatherer and the result cache do not read them again).
+    the run's state, core/runstate.py, so the gatherer and the result cache do not read them again).
     """
     found: list[Path] = []
     errors: list[StreamwardenError] = []
     if not paths:
-        top = _resolved_root(root)
+        top = resolved_root(root)
         for pattern in globs or ["contracts/**/*.yaml"]:
             for p in _glob_files(root, pattern):
                 if relative_posix(resolved(p), top) is None:  # a symbolic link that leads out
@@ -319,7 +213,7 @@ def discover_contracts(
         p = Path(arg)
         if p.is_dir():
             given = os.fspath(p)
-            top_resolved = _resolved_dir(given if os.path.isabs(given) else os.path.join(os.getcwd(), given))
+            top_resolved = resolved_dir(given if os.path.isabs(given) else os.path.join(os.getcwd(), given))
             top_head = top_resolved if top_resolved.endswith(os.sep) else top_resolved + os.sep
             for name, below in _walk_yaml(p):
                 where = top_head + below if below is not None else None
@@ -330,8 +224,8 @@ def discover_contracts(
                 if where is not None:
                     # the walk entered no symbolic link and the file is none: its resolution is
                     # the resolved directory's and the rest of its path (no lstat per file)
-                    _RESOLVED.setdefault(f, Path(where))
-                    _REAL.add(where)  # later steps ask for the resolved path's own resolution
+                    current().resolved.setdefault(f, Path(where))
+                    current().real.add(where)  # later steps ask for the resolved path's own resolution
         elif p.exists():
             found.append(p)
         else:
@@ -356,12 +250,12 @@ def _glob_files(root: Path, pattern: str) -> list[Path]:
         return [p for p in sorted(root.glob(pattern)) if not p.is_dir()]
     # in Path order: part by part ("a/x" before "a-b/x"), without making a Path to compare
     paths = [Path(f) for f in sorted(found, key=lambda f: f.split("/"))]
-    if root.is_absolute() and root == _resolved_root(root):
+    if root.is_absolute() and root == resolved_root(root):
         # no part below the resolved root is a symbolic link (the scan saw every one): each
         # file is its own resolution, known without an lstat per file
         for p in paths:
-            _RESOLVED.setdefault(p, p)
-            _REAL.add(os.fspath(p))
+            current().resolved.setdefault(p, p)
+            current().real.add(os.fspath(p))
     return paths
 
 
@@ -567,7 +461,7 @@ def _contract_candidate(
         if where is not None:
             if others is not None:
                 others[where] = raw
-            _REAL.add(where)  # a file beside the contracts (a deployment file they name): resolved
+            current().real.add(where)  # a file beside the contracts (a deployment file they name): resolved
         return None
     path = Path(name)
     if texts is not None:

@@ -13,8 +13,8 @@ import re
 from typing import Any
 
 from streamwarden.contracts.schemawalk import Schema, SchemaWalker, walker_for
-from streamwarden.units import parse_duration, parse_size
-from streamwarden.yamlsafe import join_index, join_key
+from streamwarden.core.units import parse_duration, parse_size
+from streamwarden.yamlsafe.read import join_index, join_key
 
 _DAY_MS = 86_400_000
 

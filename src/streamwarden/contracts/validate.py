@@ -10,12 +10,12 @@ from typing import TYPE_CHECKING, Any
 from streamwarden.contracts.fastcheck import Check, compile_schema
 from streamwarden.contracts.formats import FORMATS, format_checker
 from streamwarden.contracts.schemawalk import Schema, SchemaWalker, walker_for
-from streamwarden.dates import calendar_problem
-from streamwarden.errors import InputError
-from streamwarden.escape import terminal
-from streamwarden.secrets import scrub
-from streamwarden.units import parse_duration, parse_size, suggest_duration, suggest_size
-from streamwarden.yamlsafe import YamlDocument, join_index, join_key
+from streamwarden.core.dates import calendar_problem
+from streamwarden.core.errors import InputError
+from streamwarden.core.escape import terminal
+from streamwarden.core.secrets import scrub
+from streamwarden.core.units import parse_duration, parse_size, suggest_duration, suggest_size
+from streamwarden.yamlsafe.read import YamlDocument, join_index, join_key
 
 if TYPE_CHECKING:  # jsonschema is imported when a document is invalid (for its messages), not before
     import jsonschema

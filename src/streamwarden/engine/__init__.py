@@ -37,7 +37,7 @@ def make_engine(name: str, policy_set: PolicySet, **options: object) -> Engine:
         except ImportError as exc:
             if (exc.name or "streamwarden").split(".")[0] == "streamwarden":
                 raise  # ours: a bug, not an installation
-            from streamwarden.errors import UsageError
+            from streamwarden.core.errors import UsageError
 
             raise UsageError(
                 "--engine opa needs the OPA client (opa-python-client), which is not installed",
@@ -49,6 +49,6 @@ def make_engine(name: str, policy_set: PolicySet, **options: object) -> Engine:
         return OpaServerEngine(
             policy_set, url if isinstance(url, str) else None, token=token if isinstance(token, str) else None
         )
-    from streamwarden.errors import UsageError
+    from streamwarden.core.errors import UsageError
 
     raise UsageError(f"unknown engine '{name}'", hint="use one of: " + ", ".join(ENGINES))

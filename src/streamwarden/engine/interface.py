@@ -6,7 +6,7 @@ from abc import ABC, abstractmethod
 from collections.abc import Sequence
 from typing import Any
 
-from streamwarden.errors import InputError, PolicyError
+from streamwarden.core.errors import InputError, PolicyError
 
 # (package, rule set) -> the elements the set produced
 RawResults = dict[tuple[str, str], list[Any]]

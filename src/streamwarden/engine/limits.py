@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from streamwarden.units import format_duration, format_size
+from streamwarden.core.units import format_duration, format_size
 
 DEFAULT_TIMEOUT_MS = 10_000
 DEFAULT_MEMORY_BYTES = 2 * 1024**3

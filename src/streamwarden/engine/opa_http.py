@@ -47,8 +47,8 @@ from requests.auth import AuthBase
 from urllib3.connection import HTTPConnection, HTTPSConnection
 from urllib3.connectionpool import HTTPConnectionPool, HTTPSConnectionPool
 
-from streamwarden import secrets
-from streamwarden.serverhttp import TOO_DEEP, Deadline, loads_server_json, too_deep
+from streamwarden.core import secrets
+from streamwarden.core.serverhttp import TOO_DEEP, Deadline, loads_server_json, too_deep
 
 DEFAULT_TIMEOUT_S = 30.0
 MAX_ANSWER_BYTES = 16 * 1024 * 1024  # a decision, a policy, a status: as much as Flink REST's answers

@@ -30,7 +30,8 @@ from collections.abc import Sequence
 from typing import Any
 from urllib.parse import urlsplit
 
-from streamwarden import secrets
+from streamwarden.core import secrets
+from streamwarden.core.errors import PolicyError, UsageError
 from streamwarden.engine.interface import (
     Engine,
     RawResults,
@@ -42,7 +43,6 @@ from streamwarden.engine.interface import (
 )
 from streamwarden.engine.opa_http import DEFAULT_TIMEOUT_S, OpaHttp, OpaHttpError
 from streamwarden.engine.policyset import PolicySet
-from streamwarden.errors import PolicyError, UsageError
 
 ENV_URL = "STREAMWARDEN_OPA_URL"
 ENV_TOKEN = "STREAMWARDEN_OPA_TOKEN"

@@ -11,6 +11,9 @@ what the engine and the verbs need to know about a policy, so no Python code nam
   package of one file: OPA refuses two package-scoped blocks for one package).
 - ``custom.kind`` (per rule): ``diff`` for a rule that compares the base branch with the head;
   its findings classify the changes in ``diff`` (``PolicySet.diff_rule_ids``).
+
+Why one module of this size: the policy set is one object: files, packages, METADATA, the rule
+catalog and the selection by ``custom.requires`` are read together from one parse of each file.
 """
 
 from __future__ import annotations
@@ -24,11 +27,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from streamwarden.core.errors import InputError, PolicyError
+from streamwarden.core.escape import shown_name
+from streamwarden.core.resources import policies_dir
 from streamwarden.engine import timeread
-from streamwarden.errors import InputError, PolicyError
-from streamwarden.escape import shown_name
-from streamwarden.resources import policies_dir
-from streamwarden.yamlsafe import parse_documents
+from streamwarden.yamlsafe.read import parse_documents
 
 RULE_SETS = ("deny", "warn", "info")
 SET_SEVERITY = {"deny": "error", "warn": "warning", "info": "info"}
@@ -390,7 +393,7 @@ def analyze_module(source: str, display: str) -> ModuleInfo:
         module = json.loads(ast)[0]["ast"]
         node = module["package"]
         line = int(node["span"]["line"])
-        segments = _ref_names(node["refr"])
+        segments = timeread.ref_names(node["refr"])
         heads = [_rule_head(rule) for rule in module["rules"]]
         imports = [_import_name(imp, source) for imp in module.get("imports") or []]
         reads = timeread.analyze(module, source)
@@ -476,12 +479,12 @@ def _forbidden_calls(node: Any, own: set[str]) -> Iterator[tuple[str, int]]:
         return
     for key, value in node.items():
         if key == "Call" and isinstance(value, dict):
-            names = _ref_names(value.get("fcn"))
+            names = timeread.ref_names(value.get("fcn"))
             if names and names[0] not in own and _is_forbidden(".".join(names)):
                 yield ".".join(names), int(value["span"]["line"])
         elif key == "with_mods" and isinstance(value, list):
             for mod in value:
-                names = _ref_names(mod.get("as")) if isinstance(mod, dict) else None
+                names = timeread.ref_names(mod.get("as")) if isinstance(mod, dict) else None
                 if names and names[0] not in own and _is_forbidden(".".join(names)):
                     yield ".".join(names), int(mod["span"]["line"])
                 yield from _forbidden_calls(mod.get("as") if isinstance(mod, dict) else None, own)
@@ -512,26 +515,8 @@ def _import_name(imp: dict[str, Any], source: str) -> str:
         text = source.splitlines()[int(alias["line"]) - 1][int(alias["col"]) - 1 :]
         m = _RULE_HEAD.match(text)
         return m.group(1) if m else ""
-    names = _ref_names(imp.get("refr"))
+    names = timeread.ref_names(imp.get("refr"))
     return names[-1] if names else ""
-
-
-def _ref_names(node: Any) -> list[str] | None:
-    """The names of a package reference in regorus's AST (``a.b["c"]``), None for anything else."""
-    if not isinstance(node, dict) or len(node) != 1:
-        return None
-    kind, body = next(iter(node.items()))
-    if kind == "Var":
-        return [str(body["value"])]
-    if kind not in ("RefDot", "RefBrack"):
-        return None
-    head = _ref_names(body["refr"])
-    if head is None:
-        return None
-    if kind == "RefDot":
-        return [*head, str(body["field"][1])]
-    index = body["index"]
-    return [*head, str(index["String"]["value"])] if isinstance(index, dict) and "String" in index else None
 
 
 def _rego_files(directory: Path) -> list[Path]:

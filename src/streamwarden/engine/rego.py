@@ -7,7 +7,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from streamwarden.errors import PolicyError
+from streamwarden.core.errors import PolicyError
 
 _LOCATION = re.compile(r"-->\s*(?P<file>[^:\n]+):(?P<line>\d+):(?P<col>\d+)")
 

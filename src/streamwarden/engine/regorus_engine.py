@@ -7,13 +7,13 @@ import os
 from collections.abc import Sequence
 from typing import Any
 
-from streamwarden import selfcheck
+from streamwarden.core import selfcheck
+from streamwarden.core.errors import InputError, PolicyError
 from streamwarden.engine import sandbox
 from streamwarden.engine.interface import Engine, RawResults, as_list, not_unicode, subject
 from streamwarden.engine.limits import HINT, Limits
 from streamwarden.engine.policyset import PolicyFile, PolicySet, entrypoints_of
 from streamwarden.engine.rego import clean_error, new_engine
-from streamwarden.errors import InputError, PolicyError
 
 
 def add_policies(engine: Any, files: list[PolicyFile]) -> None:

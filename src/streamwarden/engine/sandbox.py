@@ -181,8 +181,8 @@ class Sandbox:
         answered: what it printed for this request is whole."""
         size = os.fstat(self._stderr.fileno()).st_size
         if size > self._shown:
-            from streamwarden.escape import log_text
-            from streamwarden.secrets import scrub
+            from streamwarden.core.escape import log_text
+            from streamwarden.core.secrets import scrub
 
             data = os.pread(self._stderr.fileno(), size - self._shown, self._shown)
             self._shown = size
@@ -244,7 +244,7 @@ class Sandbox:
 
 
 def encode_error(exc: BaseException) -> dict[str, Any]:
-    from streamwarden.errors import StreamwardenError
+    from streamwarden.core.errors import StreamwardenError
 
     info: dict[str, Any] = {"type": type(exc).__name__, "message": str(exc)}
     if isinstance(exc, StreamwardenError):

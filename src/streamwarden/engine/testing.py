@@ -8,12 +8,12 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
+from streamwarden.core.errors import PolicyError, UsageError
 from streamwarden.engine import sandbox
 from streamwarden.engine.limits import HINT, Limits
 from streamwarden.engine.policyset import PolicyFile, PolicySet
 from streamwarden.engine.rego import clean_error
 from streamwarden.engine.regorus_engine import add_policies
-from streamwarden.errors import PolicyError, UsageError
 
 TEST_ENGINES = ("regorus", "opa-embedded")
 

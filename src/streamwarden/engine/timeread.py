@@ -67,7 +67,7 @@ def analyze(module: dict[str, Any], source: str) -> Reads:
     refs: set[str] = set()
     whole_file = False
     for imp in module.get("imports") or []:
-        names = _ref_names(imp["refr"])
+        names = ref_names(imp["refr"])
         alias = _alias(imp, source)
         if names is None:  # an import path with a computed part: no longer a constant path
             whole_file = True
@@ -183,7 +183,7 @@ def _object_get_of(call: dict[str, Any], whole: set[str]) -> bool:
     """``object.get(input, ...)`` (three arguments, the first the whole input)."""
     params = call.get("params")
     return (
-        _ref_names(call.get("fcn")) == ["object", "get"]
+        ref_names(call.get("fcn")) == ["object", "get"]
         and isinstance(params, list)
         and len(params) == 3
         and _var(params[0]) in whole
@@ -234,8 +234,9 @@ def _alias(imp: dict[str, Any], source: str) -> str | None:
     return name or None
 
 
-def _ref_names(node: Any) -> list[str] | None:
-    """The names of a constant reference (``a.b["c"]``), None for anything else."""
+def ref_names(node: Any) -> list[str] | None:
+    """The names of a constant reference in regorus's AST (``a.b["c"]``), None for anything else
+    (a package reference, an import, a function's name: policyset.py reads them here too)."""
     if not isinstance(node, dict) or len(node) != 1:
         return None
     kind, body = next(iter(node.items()))
@@ -243,7 +244,7 @@ def _ref_names(node: Any) -> list[str] | None:
         return [str(body["value"])]
     if kind not in ("RefDot", "RefBrack"):
         return None
-    head = _ref_names(body["refr"])
+    head = ref_names(body["refr"])
     key = _key(kind, body)
     return None if head is None or key is None else [*head, key]
 

@@ -43,6 +43,10 @@ lists. Values Flink would refuse, unknown keys and ambiguous manifests are facts
 
 Each file is read and parsed once per :class:`DeploymentGatherer` (cache by resolved path, checked
 against the file's mtime and size); :func:`gather_deployment` shares one gatherer per root.
+
+Why one module of this size: Flink's precedence is decided across every file a contract names at
+once (defaults, config files, manifests, SQL ``SET``), so the merge, its provenance and the secret
+masking stay in one place.
 """
 
 from __future__ import annotations
@@ -52,16 +56,16 @@ import json
 import os
 import re
 import stat
-from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from streamwarden import readahead, secrets
-from streamwarden.contracts.load import relative_posix, resolved
-from streamwarden.errors import StreamwardenError
-from streamwarden.escape import shown_name
-from streamwarden.facts.source import GatherContext, available, not_configured, unavailable
+from streamwarden.core import secrets
+from streamwarden.core.errors import StreamwardenError
+from streamwarden.core.escape import shown_name
+from streamwarden.core.paths import relative_posix, resolved
+from streamwarden.core.runstate import current
+from streamwarden.facts.source import available, not_configured, unavailable
 from streamwarden.flink.config import (
     KeyInfo,
     KeyStatus,
@@ -89,7 +93,7 @@ from streamwarden.flink.deployment_files import (
     read_yaml,
 )
 from streamwarden.flink.values import FlinkValueError
-from streamwarden.yamlsafe import decode_utf8, read_text
+from streamwarden.yamlsafe.read import decode_utf8, read_text
 
 _YAML_SUFFIXES = (".yaml", ".yml")
 # a did-you-mean compares a key with every known key (about 2 ms): the first unknown keys of a file
@@ -320,7 +324,7 @@ class DeploymentGatherer:
                 "is not a deployment file streamwarden can read (expected .yaml, .yml or .sql)", file=shown
             )
         # a file discovery read already (beside the contracts) is not read again
-        raw = readahead.get(os.fspath(resolved))
+        raw = current().get(os.fspath(resolved))
         text = decode_utf8(raw, shown) if raw is not None else read_text(resolved, shown)
         if suffix == ".sql":
             return _masked(read_sql(text))
@@ -380,19 +384,14 @@ def _shown(value: Any, secret: bool) -> Any:
     return value
 
 
-_SHARED: dict[Path, DeploymentGatherer] = {}
-
-
-def gather(contract: dict[str, Any], env: Mapping[str, Any], ctx: GatherContext) -> dict[str, Any]:
-    """``facts.deployment`` for one contract (the gatherer protocol, facts/source.py): a
-    repository source, so ``env`` is not read; ``ctx.contract_file`` places ``job.deployment``'s
-    relative paths and ``ctx.known_keys`` are the repository's own Flink keys."""
-    if ctx.contract_file is None:
-        return unavailable("the contract's file is not known: job.deployment cannot be resolved")
-    try:
-        return gather_deployment(contract, ctx.contract_file, ctx.root, known_keys=ctx.known_keys)
-    except StreamwardenError as exc:
-        return unavailable(exc.render())
+def gather_named_deployment(
+    data: dict[str, Any], directory: Path, root: Path, known_keys: tuple[str, ...] = ()
+) -> dict[str, Any]:
+    """``facts.deployment`` of a contract's data whose ``job.deployment`` entries are relative to
+    ``directory`` (a resolved directory in the repository), not to the contract's file, and must
+    lie in the repository: in a pull request, the files the base's contract names
+    (``BaseSnapshot.named_deployment``)."""
+    return gather_deployment(data, directory, root, known_keys=known_keys, directory=directory)
 
 
 def gather_deployment(
@@ -407,16 +406,12 @@ def gather_deployment(
     (``flink.known_keys`` of streamwarden.yaml), never reported as unknown; ``directory``: where
     the entries are relative to, when not the contract file's (:meth:`DeploymentGatherer.gather`).
 
-    Without ``gatherer``, one shared per repository root is used, so a run over many contracts
-    parses each file once (a file changed on disk since is read again).
+    Without ``gatherer``, the run's one per repository root is used (core/runstate.py), so a run
+    over many contracts parses each file once (a file changed on disk since is read again).
     """
     if gatherer is None:
         key = resolved(root)
-        gatherer = _SHARED.get(key)
-        if gatherer is None:
-            if len(_SHARED) >= 8:
-                _SHARED.clear()
-            gatherer = _SHARED[key] = DeploymentGatherer(key)
+        gatherer = current().shared(f"deployment:{key}", lambda: DeploymentGatherer(key))
     return gatherer.gather(contract, contract_file, known_keys, directory)
 
 

@@ -10,7 +10,7 @@ is documented in docs/facts-flink.md.
 
 Connection details come only from ``streamwarden.yaml`` (``environments.<name>.flink``), never
 from a contract; secrets never appear in the facts: every string the gatherer returns (job and
-vertex names, exception texts, paths, labels, errors) passes ``streamwarden.secrets.scrub_tree``
+vertex names, exception texts, paths, labels, errors) passes ``streamwarden.core.secrets.scrub_tree``
 once, at the end.
 """
 
@@ -20,11 +20,12 @@ import difflib
 import time
 import urllib.parse
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from streamwarden import secrets
-from streamwarden.facts.source import GatherContext, available, failed, not_configured, unavailable
+from streamwarden.core import secrets
+from streamwarden.facts.source import GatherContext, Subject, available, failed, not_configured, unavailable
 from streamwarden.flink import rest_sections as sec
 from streamwarden.flink.rest import FlinkConfigError, FlinkRestClient, RestError, display_url, settings_from_env
 
@@ -33,15 +34,38 @@ _SECTIONS = ("job", "checkpoint_config", "checkpoints", "exceptions", "metrics")
 METRICS_RETRY_DELAY_S = 0.3
 
 
-def gather(contract: dict[str, Any], env: Mapping[str, Any], ctx: GatherContext) -> dict[str, Any]:
-    """``facts.flink`` for one contract (the gatherer protocol, facts/source.py)."""
-    return gather_many([contract], env, ctx)[0]
+@dataclass(frozen=True)
+class FlinkSettings:
+    """The Flink source's settings: the variables ``${VAR}`` and secrets of the environment's
+    ``flink`` section read (None: the process's)."""
+
+    environ: Mapping[str, str] | None = None
+
+
+class FlinkSource:
+    """``facts.flink``: the running job of each contract, over Flink's REST API, from the
+    environment's ``flink`` section (no extra: the client is urllib)."""
+
+    name = "flink"
+    section = "flink"
+    extra = None
+    phase = "Flink: reading the running jobs"
+    recovery = True
+
+    def needed(self, contract: Mapping[str, Any], env: Mapping[str, Any]) -> bool:
+        return bool(env.get("flink"))
+
+    def modules(self, contract: Mapping[str, Any], env: Mapping[str, Any]) -> Sequence[tuple[str, str, str]]:
+        return ()
+
+    def gather(self, subjects: Sequence[Subject], env: Mapping[str, Any], ctx: GatherContext) -> list[dict[str, Any]]:
+        return gather_many([s.data for s in subjects], env, ctx)
 
 
 def gather_many(
-    contracts: Sequence[dict[str, Any]], env: Mapping[str, Any], ctx: GatherContext
+    contracts: Sequence[Mapping[str, Any]], env: Mapping[str, Any], ctx: GatherContext
 ) -> list[dict[str, Any]]:
-    """:func:`gather` for each contract, in order, over one client and one ``/jobs/overview``
+    """``facts.flink`` for each contract, in order, over one client and one ``/jobs/overview``
     call; contracts that share a ``job.name`` share one result. Not configured when the
     environment has no ``flink`` section (``environments.<name>.flink``, the timeout in ms;
     ``ctx.root`` resolves its ca_file, client_cert and client_key)."""
@@ -50,7 +74,8 @@ def gather_many(
         return [not_configured() for _ in contracts]
     names = [job_name(c) for c in contracts]
     unique = list(dict.fromkeys(names))
-    environ = dict(ctx.environ) if ctx.environ is not None else None
+    settings = ctx.settings(FlinkSettings).environ
+    environ = dict(settings) if settings is not None else None
     try:
         by_name = dict(zip(unique, gather_jobs(unique, dict(flink_env), ctx.root, environ), strict=True))
     except Exception as exc:  # a gatherer bug must not become a traceback; it is a gap in the facts
@@ -65,18 +90,18 @@ def gather_flink(
     environ: dict[str, str] | None = None,
 ) -> dict[str, dict[str, Any]]:
     """:func:`gather_many` keyed by ``job.name`` (``flink_env``: ``environments.<name>.flink``)."""
-    out = gather_many(contracts, {"flink": flink_env}, GatherContext(root, environ=environ))
+    out = gather_many(contracts, {"flink": flink_env}, GatherContext.of(root, settings=[FlinkSettings(environ)]))
     return {job_name(c): facts for c, facts in zip(contracts, out, strict=True)}
 
 
 def gather_flink_one(
     contract: dict[str, Any], flink_env: dict[str, Any], root: Path, environ: dict[str, str] | None = None
 ) -> dict[str, Any]:
-    """:func:`gather` with its context spelled out (``facts PIPELINE --env NAME``, ``init``)."""
-    return gather(contract, {"flink": flink_env}, GatherContext(root, environ=environ))
+    """One contract's ``facts.flink`` with its context spelled out (``init``)."""
+    return gather_many([contract], {"flink": flink_env}, GatherContext.of(root, settings=[FlinkSettings(environ)]))[0]
 
 
-def job_name(contract: dict[str, Any]) -> str:
+def job_name(contract: Mapping[str, Any]) -> str:
     job = contract.get("job") if isinstance(contract, dict) else None
     name = job.get("name") if isinstance(job, dict) else None
     return name if isinstance(name, str) else ""
@@ -268,8 +293,9 @@ def _ids(facts: dict[str, Any]) -> dict[str, Any]:
 
 
 __all__ = [
+    "FlinkSettings",
+    "FlinkSource",
     "display_url",
-    "gather",
     "gather_flink",
     "gather_flink_one",
     "gather_jobs",

@@ -10,13 +10,25 @@ Never raises for a catalog or table problem: that is ``{"available": false, "con
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from streamwarden.facts.source import GatherContext, available, not_configured, refused, unavailable
-from streamwarden.iceberg.access import AccessRefused
-from streamwarden.iceberg.catalog import ContractTable, IcebergFactsError, describe, open_contract_table
+from streamwarden.core import progress
+from streamwarden.facts.source import (
+    GatherContext,
+    Subject,
+    available,
+    checked_branch,
+    not_configured,
+    refused,
+    unavailable,
+)
+from streamwarden.facts.spark_data import data_promises
+from streamwarden.iceberg import MAIN_BRANCH
+from streamwarden.iceberg.access import AccessRefused, Reader
+from streamwarden.iceberg.catalog import ContractTable, IcebergFactsError, describe, open_contract_table, table_decision
 from streamwarden.iceberg.lineage import analyze_lineage
 from streamwarden.iceberg.snapshots import (
     WindowLimits,
@@ -51,22 +63,66 @@ PROPERTY_DEFAULTS: dict[str, str] = {
 MAX_SCHEMAS = 50  # historical schemas listed (newest first), for SW-SCHEMA-008
 
 
-def gather(contract: Mapping[str, Any], env: Mapping[str, Any], ctx: GatherContext) -> dict[str, Any]:
-    """The ``facts.iceberg`` section for one normalized contract (the gatherer protocol,
-    facts/source.py): the table ``table.catalog``/``table.identifier`` name, through the catalog
-    the environment's ``iceberg`` section configures. A contract that declares neither needs no
-    Iceberg facts (not configured)."""
-    return gather_table(contract, env, ctx)[0]
+@dataclass(frozen=True)
+class IcebergSettings:
+    """The Iceberg source's settings: the branch read (None: :func:`checked_branch` decides), how
+    many snapshots and files are read, whether the window's manifests are read (SW-TABLE-011), and
+    whether the table was named on the command line (``init``) rather than by a contract."""
+
+    branch: str | None = None
+    limits: WindowLimits | None = None
+    read_files: bool = True
+    command_line: bool = False
+
+
+class IcebergSource:
+    """``facts.iceberg`` (and ``facts.access``, the environment's decision on the table): the
+    table a contract's ``table`` section names, through the catalog of the environment's
+    ``iceberg`` section (the ``iceberg`` extra). The opened table stays on the subject for the
+    sources after it (one load per run)."""
+
+    name = "iceberg"
+    section = "iceberg"
+    extra = "iceberg"
+    phase = "Iceberg: reading tables"
+    recovery = True
+
+    def needed(self, contract: Mapping[str, Any], env: Mapping[str, Any]) -> bool:
+        return isinstance(contract.get("table"), dict)
+
+    def modules(self, contract: Mapping[str, Any], env: Mapping[str, Any]) -> Sequence[tuple[str, str, str]]:
+        # a data scan reads the table through the catalog too
+        if env.get("iceberg") and (self.needed(contract, env) or data_promises(contract)):
+            return (("iceberg", "iceberg", "pyiceberg"),)
+        return ()
+
+    def gather(self, subjects: Sequence[Subject], env: Mapping[str, Any], ctx: GatherContext) -> list[dict[str, Any]]:
+        out: list[dict[str, Any]] = []
+        for s in subjects:
+            decision = table_decision(s.data, env.get("iceberg"), s.reader)
+            if decision is not None:
+                s.facts["access"] = decision.section()
+            if decision is not None and not decision.allowed:  # nothing of the table is read (SW-FACT-002)
+                out.append(refused(decision.reason))
+            elif self.needed(s.data, env):
+                section, s.table = gather_table(s.data, env, ctx, s.reader)
+                out.append(section)
+            else:
+                out.append(not_configured())
+                continue
+            progress.advance()
+        return out
 
 
 def gather_table(
-    contract: Mapping[str, Any], env: Mapping[str, Any], ctx: GatherContext
+    contract: Mapping[str, Any], env: Mapping[str, Any], ctx: GatherContext, reader: Reader | None = None
 ) -> tuple[dict[str, Any], ContractTable | None]:
-    """:func:`gather`, with the opened table (None when it could not be read) for callers
-    that need more of it than the facts keep (the branch's whole ancestry, in facts/live.py and
-    facts/recovery.py): the table is opened once."""
+    """One contract's ``facts.iceberg``, with the opened table (None when it could not be read)
+    for the sources that need more of it than the facts keep (the data scan, the branch's whole
+    ancestry): the table is opened once."""
+    settings = ctx.settings(IcebergSettings)
     try:
-        ct = open_contract_table(contract, env.get("iceberg"), ctx.root, ctx.reader, command_line=ctx.command_line)
+        ct = open_contract_table(contract, env.get("iceberg"), ctx.root, reader, command_line=settings.command_line)
     except AccessRefused as exc:
         return refused(str(exc)), None
     except IcebergFactsError as exc:
@@ -80,9 +136,9 @@ def gather_table(
             ctx.now_ms,
             catalog=ct.catalog,
             identifier=ct.identifier,
-            branch=ctx.branch,
-            limits=ctx.iceberg_limits,
-            read_files=ctx.read_files,
+            branch=settings.branch or checked_branch(contract, env),
+            limits=settings.limits,
+            read_files=settings.read_files,
         )
     except Exception as exc:  # a metadata shape no rule expected: still a gap, never a traceback
         return unavailable(
@@ -99,18 +155,16 @@ def gather_iceberg(
     root: Path,
     now_ms: int,
     *,
-    branch: str = "main",
+    branch: str | None = None,
     limits: WindowLimits | None = None,
     read_files: bool = True,
     command_line: bool = False,
 ) -> dict[str, Any]:
-    """:func:`gather` with its context spelled out (``iceberg_env``: the environment's ``iceberg``
+    """One contract's ``facts.iceberg`` with its context spelled out (``iceberg_env``: the environment's ``iceberg``
     section; ``init`` and tools call it; ``command_line``: the table was named on the command line,
     not by a contract, so the environment's grants do not apply, its catalogs do)."""
-    ctx = GatherContext(
-        root, now_ms, branch=branch, iceberg_limits=limits, read_files=read_files, command_line=command_line
-    )
-    return gather(contract, {"iceberg": iceberg_env}, ctx)
+    settings = IcebergSettings(branch, limits, read_files, command_line)
+    return gather_table(contract, {"iceberg": iceberg_env}, GatherContext.of(root, now_ms, [settings]))[0]
 
 
 def table_facts(
@@ -120,7 +174,7 @@ def table_facts(
     *,
     catalog: str,
     identifier: str,
-    branch: str = "main",
+    branch: str = MAIN_BRANCH,
     limits: WindowLimits | None = None,
     read_files: bool = True,
 ) -> dict[str, Any]:
@@ -132,7 +186,9 @@ def table_facts(
     schema = table.schema()
     by_id = {s.snapshot_id: s for s in md.snapshots}
     refs = {name: _ref(ref) for name, ref in (md.refs or {}).items()}
-    head_id = refs[branch]["snapshot_id"] if branch in refs else (md.current_snapshot_id if branch == "main" else None)
+    head_id = (
+        refs[branch]["snapshot_id"] if branch in refs else (md.current_snapshot_id if branch == MAIN_BRANCH else None)
+    )
     retention = _retention(refs.get(branch), effective)
     horizon = window_horizon_ms(contract)
     ancestors, capped = ancestry(by_id, head_id, limits.max_snapshots)

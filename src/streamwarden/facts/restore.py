@@ -21,6 +21,7 @@ import shlex
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
+from streamwarden.iceberg import MAIN_BRANCH
 from streamwarden.iceberg.lineage import END_INPUT_CHECKPOINT_ID
 
 REPLAY_LIST_CAP = 200
@@ -74,7 +75,7 @@ def restore_plan(
     refs: Mapping[str, Mapping[str, Any]] | None = None,
     rollback_to: str | None = None,
     idempotence: Mapping[str, Any] | None = None,
-    branch: str = "main",
+    branch: str = MAIN_BRANCH,
 ) -> dict[str, Any]:
     """``ancestry``: snapshot items of the branch, **newest first**; ``complete``: the walk reached
     the table's first snapshot (False when a parent was expired or the walk was capped)."""
@@ -219,7 +220,7 @@ def rollback_commands(
     catalog: str,
     identifier: str,
     snapshot_id: int,
-    branch: str = "main",
+    branch: str = MAIN_BRANCH,
     properties: Mapping[str, str] | None = None,
     withheld: Sequence[str] = (),
 ) -> dict[str, str]:
@@ -229,7 +230,7 @@ def rollback_commands(
     streamwarden.yaml that are not secrets); the ``withheld`` ones are named in a comment, to be
     given as PYICEBERG_CATALOG__<CATALOG>__<KEY> variables, which PyIceberg merges in."""
     table = ".".join(_sql_name(part) for part in [catalog, *identifier.split(".")])
-    if branch != "main":
+    if branch != MAIN_BRANCH:
         return {"spark_sql": f"ALTER TABLE {table} REPLACE BRANCH {_sql_name(branch)} AS OF VERSION {snapshot_id}"}
     code = (
         "from pyiceberg.catalog import load_catalog; "

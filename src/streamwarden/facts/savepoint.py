@@ -16,15 +16,16 @@ import os
 import re
 import stat
 import urllib.parse
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from streamwarden import secrets
-from streamwarden.errors import InputError
+from streamwarden.core import secrets
+from streamwarden.core.errors import InputError
+from streamwarden.facts import restore
 from streamwarden.facts.savepoint_kafka import kafka_facts
-from streamwarden.facts.source import GatherContext, available, not_configured, unavailable
+from streamwarden.facts.source import GatherContext, Subject, available, checked_branch, not_configured, unavailable
 from streamwarden.flink.savepoint_bytes import MAX_METADATA_BYTES
 from streamwarden.flink.savepoint_metadata import CheckpointMetadata, MetadataError, parse_metadata
 from streamwarden.flink.uids import closest_uid, declared_uids
@@ -348,21 +349,6 @@ def savepoint_facts(
     return facts
 
 
-def inspect_savepoint(location: str, contract_file: str | None = None) -> dict[str, Any]:
-    """What ``savepoint inspect`` shows: the savepoint's operators, matched to the uids of the
-    contract in ``contract_file`` when one is given (a missing file is a UsageError, exit 2)."""
-    from streamwarden.contracts import load_contract
-    from streamwarden.errors import UsageError
-
-    contract = None
-    if contract_file:
-        p = Path(contract_file)
-        if not p.is_file():
-            raise UsageError("contract file does not exist", file=contract_file)
-        contract = load_contract(p, Path.cwd()).data
-    return savepoint_facts(load_savepoint(location), contract)
-
-
 def match_declared(facts: dict[str, Any], declared: list[dict[str, Any]]) -> None:
     """Mark each operator with the declared uid that hashes to its id, and, for a stateful operator
     no declared uid claims, the closest declared uid (edit distance to its recorded uid, v5+) or
@@ -413,13 +399,109 @@ def match_declared(facts: dict[str, Any], declared: list[dict[str, Any]]) -> Non
     facts["declared_absent"] = [d["uid"] for d in absent]
 
 
-def gather(contract: dict[str, Any], env: Mapping[str, Any], ctx: GatherContext) -> dict[str, Any]:
-    """``facts.savepoint`` (the gatherer protocol, facts/source.py): the savepoint at
-    ``ctx.restore_from`` (``ctx.restore_source`` says where that location came from), else the
-    candidate the Flink section already gathered (``ctx.flink``) names. The location comes from
-    the command line or Flink, never from ``env``."""
-    flink = dict(ctx.flink) if ctx.flink is not None else None
-    return gather_savepoint(contract, ctx.restore_from, flink, ctx.restore_source)
+@dataclass(frozen=True)
+class SavepointSettings:
+    """The savepoint source's settings. ``restore``: a recovery verb (``gate``, ``evidence``) reads
+    the savepoint it would restore from: ``restore_from`` (``--restore-from``), else Flink's newest
+    retained checkpoint completed at or before ``since_ms`` (``--since``), else the candidate Flink
+    names; ``rollback_to`` is the table rollback the restore plan names. Without ``restore``
+    (``check --env``, ``facts --env``) no savepoint file is read: the section only lists the
+    retained checkpoints, matched along the table's branch."""
+
+    restore: bool = False
+    restore_from: str | None = None
+    since_ms: int | None = None
+    rollback_to: str | None = None
+
+
+class SavepointSource:
+    """``facts.savepoint``: the savepoint a restore would read (its ``_metadata``, local or in an
+    object store: the location comes from the command line or Flink, never from a contract or the
+    environment), the table side of that restore (facts/restore.py), and the retained checkpoints
+    Flink names, matched to the table's snapshots. Reads the Flink and Iceberg sections and the
+    table gathered before it."""
+
+    name = "savepoint"
+    section = None
+    extra = None
+    phase = "savepoints and retained checkpoints"
+    recovery = True
+
+    def needed(self, contract: Mapping[str, Any], env: Mapping[str, Any]) -> bool:
+        return True  # the retained checkpoints need a job and a table; a restore needs a location
+
+    def modules(self, contract: Mapping[str, Any], env: Mapping[str, Any]) -> Sequence[tuple[str, str, str]]:
+        return ()
+
+    def gather(self, subjects: Sequence[Subject], env: Mapping[str, Any], ctx: GatherContext) -> list[dict[str, Any]]:
+        settings = ctx.settings(SavepointSettings)
+        return [self._restore(s, env, settings) if settings.restore else self._retained(s, env) for s in subjects]
+
+    def _retained(self, s: Subject, env: Mapping[str, Any]) -> dict[str, Any]:
+        flink = s.facts.get("flink") or {}
+        if s.table is not None and restore.names_job(flink):
+            retained = restore.retained_checkpoints(flink, *ancestry_of(s, env))
+            if retained:  # no savepoint file is read: the section stays not configured
+                return {**not_configured(), "retained": retained}
+        return not_configured()
+
+    def _restore(self, s: Subject, env: Mapping[str, Any], settings: SavepointSettings) -> dict[str, Any]:
+        flink, iceberg = s.facts.get("flink") or {}, s.facts.get("iceberg") or {}
+        location, source = settings.restore_from, "restore_from"
+        if not location:
+            source = "flink_newest_before_since"
+            location = candidate_before(flink, settings.since_ms) if settings.since_ms is not None else None
+        sp = gather_savepoint(dict(s.data), location, dict(flink) if flink else None, source)
+        ancestry, complete = ancestry_of(s, env) if s.table is not None else ([], False)
+        if sp.get("available") and iceberg.get("available"):
+            sinks = [d.operator_id for d in declared_uids(dict(s.data)) if d.path.startswith("job.sinks")]
+            sp["table"] = restore.restore_plan(
+                sp,
+                ancestry,
+                complete=complete,
+                sink_operator_ids=sinks,
+                refs=iceberg.get("refs") or {},
+                rollback_to=settings.rollback_to,
+                idempotence=restore.sink_is_idempotent(iceberg, s.data),
+                branch=checked_branch(s.data, env),
+            )
+        elif sp.get("available"):
+            sp["table"] = None
+        if flink.get("available") and iceberg.get("available"):
+            sp["retained"] = restore.retained_checkpoints(flink, ancestry, complete)
+        return sp
+
+
+def ancestry_of(s: Subject, env: Mapping[str, Any]) -> tuple[list[dict[str, Any]], bool]:
+    """The snapshots of the subject's table along the checked branch, newest first, and whether
+    the walk reached the first: walked once per subject, by whoever asks first."""
+    from streamwarden.iceberg.snapshots import branch_ancestry
+
+    if s.ancestry is None:
+        assert s.table is not None
+        s.ancestry = branch_ancestry(s.table.table, checked_branch(s.data, env))
+    return s.ancestry
+
+
+def candidate_before(flink_facts: Mapping[str, Any], since_ms: int) -> str | None:
+    """The newest retained checkpoint or savepoint completed at or before ``since_ms`` (the
+    incident's start), from Flink's checkpoint history; else the newest one Flink names."""
+    checkpoints = flink_facts.get("checkpoints") or {}
+    entries = [*(checkpoints.get("history") or []), *((checkpoints.get("latest") or {}).values())]
+    done = [
+        e
+        for e in entries
+        if isinstance(e, dict)
+        and e.get("status") == "completed"
+        and isinstance(e.get("external_path"), str)
+        and not e.get("discarded")
+        and isinstance(e.get("latest_ack_timestamp"), int)
+        and e["latest_ack_timestamp"] <= since_ms
+    ]
+    if done:
+        return str(max(done, key=lambda e: e["id"])["external_path"])
+    candidate = flink_candidate(dict(flink_facts))
+    return candidate[0] if candidate else None
 
 
 def gather_savepoint(

@@ -9,6 +9,10 @@ contract without data promises never reaches Spark, so a static check never star
 
 Incremental mode (``since_snapshot`` or a ``state_file``) scans the data files added after the
 checked snapshot plus the old files that their column metrics cannot clear; see the doc.
+
+Why one module of this size: the data source, its grouping of a run's contracts into one scan per
+table and snapshot, and that scan's steps share one plan; the statistics (data_stats.py), the state
+file (data_state.py) and the session (spark_session.py) are apart.
 """
 
 from __future__ import annotations
@@ -19,6 +23,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from streamwarden.core import progress
 from streamwarden.facts.data_run import DataFactsError, DataRun
 from streamwarden.facts.data_state import DataStateError, last_checked, record, state_key, write_state
 from streamwarden.facts.data_stats import (
@@ -34,7 +39,7 @@ from streamwarden.facts.data_stats import (
     snapshot_window,
     time_column,
 )
-from streamwarden.facts.source import GatherContext, available, not_configured, refused, unavailable
+from streamwarden.facts.source import GatherContext, Subject, available, not_configured, refused, unavailable
 from streamwarden.facts.spark_session import JAVA_MISSING, get_spark, spark_problem, stop_spark
 from streamwarden.iceberg.access import AccessRefused, Reader, access_of
 from streamwarden.iceberg.catalog import (
@@ -65,7 +70,8 @@ __all__ = [
     "JAVA_MISSING",
     "DataFactsError",
     "DataRun",
-    "gather",
+    "DataSettings",
+    "DataSource",
     "gather_data",
     "gather_many",
     "get_spark",
@@ -86,12 +92,60 @@ def data_promises(contract: Mapping[str, Any]) -> bool:
     return bool(quality.get("freshness") or quality.get("unique") or quality.get("not_null") or retention.get("data"))
 
 
-def gather(contract: Mapping[str, Any], env: Mapping[str, Any], ctx: GatherContext) -> dict[str, Any]:
-    """The ``facts.data`` section for one normalized contract (the gatherer protocol,
-    facts/source.py): the environment's ``spark`` section runs the scan, its ``iceberg`` section
-    opens the table (unless ``ctx.table`` holds it already). Not configured when the contract
-    declares no data promise. Never raises for a gathering problem: that is an unavailable fact."""
-    return gather_many([contract], env, ctx, [ctx.table], [ctx.reader])[0]
+@dataclass(frozen=True)
+class DataSettings:
+    """The data source's settings: the run's state file, scan budget and spend (``data_run``: one
+    per run, so the budget spans its contracts), an incremental scan from ``since_snapshot``, the
+    state file, and how many snapshots are compared with their summaries (None: the default)."""
+
+    data_run: DataRun | None = None
+    since_snapshot: int | None = None
+    state_file: Path | None = None
+    window: int | None = None
+
+
+class DataSource:
+    """``facts.data``: what a Spark scan of the contract's table proves (quality, retention.data):
+    the environment's ``spark`` section runs it (the ``spark`` extra), through the table the Iceberg
+    source opened (or opens it: the ``iceberg`` extra too). The contracts on one table at one
+    snapshot share one scan. Not configured when the contract declares no data promise; refused
+    when the environment does not grant the table (the Iceberg source decided)."""
+
+    name = "data"
+    section = "spark"
+    extra = "spark"
+    phase = "Spark scan: reading tables' data"
+    recovery = False  # a scan of the live table proves nothing about a restore; a gate starts no JVM
+
+    def needed(self, contract: Mapping[str, Any], env: Mapping[str, Any]) -> bool:
+        return data_promises(contract)
+
+    def modules(self, contract: Mapping[str, Any], env: Mapping[str, Any]) -> Sequence[tuple[str, str, str]]:
+        if env.get("spark") and data_promises(contract):
+            return (("spark", "spark", "pyspark"), ("spark", "iceberg", "pyiceberg"))
+        return ()
+
+    def gather(self, subjects: Sequence[Subject], env: Mapping[str, Any], ctx: GatherContext) -> list[dict[str, Any]]:
+        out: list[dict[str, Any]] = [not_configured() for _ in subjects]
+        todo: list[int] = []
+        for i, s in enumerate(subjects):
+            iceberg = s.facts.get("iceberg") or {}
+            if iceberg.get("refused") and data_promises(s.data):  # nothing of the table is read
+                out[i] = refused(str(iceberg.get("error")))
+            elif data_promises(s.data):
+                todo.append(i)
+        if not todo:
+            return out
+        try:
+            tables, readers = [subjects[i].table for i in todo], [subjects[i].reader for i in todo]
+            for i, section in zip(
+                todo, gather_many([subjects[i].data for i in todo], env, ctx, tables, readers), strict=True
+            ):
+                out[i] = section
+                progress.advance()
+        finally:
+            stop_spark()
+        return out
 
 
 @dataclass
@@ -113,7 +167,8 @@ def gather_many(
     columns); each gets its own facts from it. ``tables``: the tables the iceberg gatherer opened
     (None where it did not); ``readers``: who reads, for the access rules."""
     spark_env = env.get("spark") or {}
-    run = ctx.data_run or DataRun(ctx.state_file)
+    settings = ctx.settings(DataSettings)
+    run = settings.data_run or DataRun(settings.state_file)
     show_values = access_of(env.get("iceberg")).show_values
     out: list[dict[str, Any] | None] = [None] * len(contracts)
     groups: dict[tuple[str, str, int | None], list[_Member]] = {}
@@ -131,7 +186,7 @@ def gather_many(
             if problem:
                 out[i] = unavailable(problem)
                 continue
-            reader = readers[i] if readers is not None else ctx.reader
+            reader = readers[i] if readers is not None else None
             ct = (tables[i] if tables is not None else None) or open_contract_table(
                 contract, env.get("iceberg"), ctx.root, reader
             )
@@ -171,10 +226,12 @@ def gather_data(
     state_file: Path | None = None,
     window: int = DEFAULT_WINDOW,
 ) -> dict[str, Any]:
-    """:func:`gather` with its context spelled out (``env``: the environment mapping of
+    """One contract's ``facts.data`` with its context spelled out (``env``: the environment mapping of
     streamwarden.yaml; tools and tests call it)."""
-    ctx = GatherContext(root, now_ms, since_snapshot=since_snapshot, state_file=state_file, data_window=window)
-    return gather(contract, env or {}, ctx)
+    ctx = GatherContext.of(
+        root, now_ms, [DataSettings(since_snapshot=since_snapshot, state_file=state_file, window=window)]
+    )
+    return gather_many([contract], env or {}, ctx)[0]
 
 
 def scan_table(
@@ -221,7 +278,8 @@ def scan_tables(
 ) -> list[dict[str, Any]]:
     """Facts for several contracts on one already loaded table, from one shared scan (the benchmark)."""
     ct = ContractTable(catalog, identifier, table, {})
-    ctx = GatherContext(Path("."), now_ms, since_snapshot=since_snapshot, state_file=state_file, data_window=window)
+    settings = DataSettings(since_snapshot=since_snapshot, state_file=state_file, window=window)
+    ctx = GatherContext.of(Path("."), now_ms, [settings])
     members = [_Member(i, c, ct) for i, c in enumerate(contracts)]
     return _scan_shared(members, spark_env, ctx, run or DataRun(state_file), show_values)
 
@@ -293,7 +351,8 @@ def _scan_shared(
         rules = _rules(contract)
         pipeline = str((contract.get("metadata") or {}).get("name") or "")
         key = state_key(uuid, pipeline, rules)
-        since, source = (ctx.since_snapshot, "argument") if ctx.since_snapshot is not None else (None, None)
+        since_snapshot = ctx.settings(DataSettings).since_snapshot
+        since, source = (since_snapshot, "argument") if since_snapshot is not None else (None, None)
         if since is None and last_checked(state, key) is not None:
             since, source = last_checked(state, key), "state"
         needs.append(_Need(facts, m, rules, since, source, key, pipeline))
@@ -301,7 +360,9 @@ def _scan_shared(
     read_mode = str(spark_env.get("read") or "files")
     since = _shared_since(plan, [n.since for n in needs])
     ms = [n.m for n in needs]
-    scope, unscanned, window_snaps, scan = _scope(plan, ms, since, read_mode, ctx.data_window or DEFAULT_WINDOW)
+    scope, unscanned, window_snaps, scan = _scope(
+        plan, ms, since, read_mode, ctx.settings(DataSettings).window or DEFAULT_WINDOW
+    )
     what = f"{ct.catalog}.{ct.identifier}"
     deletes: list[Any] = []
     paths: list[str] = []

@@ -18,6 +18,9 @@ manifest is read as kubectl reads it (YAML 1.1, merge keys applied, ``on`` a boo
 Values are kept *as written* (``raw``: for a number or a boolean, the text in the file) and, where
 the reader makes something else of them, with the text Flink gets (``Assignment.read_as``):
 ``0x10`` in a ``config.yaml`` is read as 16 ms, ``1e3`` as the number 1000.0 (no duration).
+
+Why one module of this size: one reader per file kind, all returning the same settings with lines,
+and the kind is decided from the file's own content before any of them runs.
 """
 
 from __future__ import annotations
@@ -27,12 +30,12 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
-from streamwarden.errors import InputError
+from streamwarden.core.errors import InputError
+from streamwarden.core.secrets import scrub
 from streamwarden.flink.config import is_map_key
 from streamwarden.flink.sql import SqlJob, parse_sql
 from streamwarden.flink.values import FlinkValueError, parse_bool, parse_enum, parse_int, parse_memory_bytes
-from streamwarden.secrets import scrub
-from streamwarden.yamlsafe import YamlDocument, YamlSet, join_key, parse_documents
+from streamwarden.yamlsafe.read import YamlDocument, YamlSet, join_key, parse_documents
 
 KIND_CONFIG = "flink-config"
 KIND_CONF = "flink-conf"
@@ -431,7 +434,7 @@ def read_yaml(text: str, display: str) -> ParsedFile:
     (naming a Helm template as one, with the remedy). The file is composed once as YAML 1.2 (as
     Flink reads a config.yaml); a file with a document that has ``apiVersion`` and ``kind`` is a
     manifest, read again as kubectl reads it (YAML 1.1 as go-yaml has it: see yamlparse)."""
-    from streamwarden import yamlparse
+    from streamwarden.yamlsafe import parse as yamlparse
 
     try:
         nodes = yamlparse.compose_documents(text, display, "core")

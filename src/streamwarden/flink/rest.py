@@ -3,11 +3,11 @@ environment variables named in ``streamwarden.yaml``, a deadline per request (fo
 answer, not per read: a server that drips a byte a second cannot stretch it), retries with
 exponential backoff for idempotent GETs, caps on the size and the nesting depth of an answer, and
 a bounded thread pool. The transport (the deadline, no redirect) and the reading of a server's
-JSON are ``streamwarden.serverhttp``'s, shared with the OPA server's client.
+JSON are ``streamwarden.core.serverhttp``'s, shared with the OPA server's client.
 
 Secrets never leave this module: errors carry no header, no token and no password, and any text
 taken from a response (an HTML proxy page that echoes headers, say) is scrubbed of them
-(``streamwarden.secrets``: scrubbed first, then cut).
+(``streamwarden.core.secrets``: scrubbed first, then cut).
 """
 
 from __future__ import annotations
@@ -28,8 +28,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, TypeVar
 
-from streamwarden import secrets as _secrets
-from streamwarden.serverhttp import TOO_DEEP, Deadline, loads_server_json, opener, too_deep
+from streamwarden.core import secrets as _secrets
+from streamwarden.core.serverhttp import TOO_DEEP, Deadline, loads_server_json, opener, too_deep
 
 DEFAULT_TIMEOUT_MS = 10_000
 DEFAULT_RETRIES = 2

@@ -23,7 +23,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-from streamwarden.secrets import scrub
+from streamwarden.core.secrets import scrub
 
 
 @dataclass(frozen=True)

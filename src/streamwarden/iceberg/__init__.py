@@ -5,3 +5,5 @@
 - ``catalog`` / ``snapshots``: the pyiceberg-facing helpers of the live gatherer (imported lazily).
 - ``compat``: the compatibility reading of metadata the spec allows and pyiceberg refuses.
 """
+
+MAIN_BRANCH = "main"  # Iceberg's name for the branch of the table's current snapshot (the spec's, not ours)

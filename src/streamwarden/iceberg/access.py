@@ -11,7 +11,7 @@ contract:
 - ``data.show_values``: whether data findings may show row values (default: counts only);
 - ``data.scan_budget``: files, bytes and rows one run may scan (checked before a scan reads).
 
-A refusal is a :class:`Decision` with ``allowed`` false: facts/live.py and facts/recovery.py put it
+A refusal is a :class:`Decision` with ``allowed`` false: the Iceberg source (facts/iceberg.py) puts it
 in ``input.facts.access`` and gather nothing of the table (SW-FACT-002 reports it), and
 ``iceberg.catalog.open_contract_table`` refuses to open the table (:class:`AccessRefused`).
 """

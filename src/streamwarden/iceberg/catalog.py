@@ -11,10 +11,10 @@ reads: the SQL catalog is opened with ``init_catalog_tables=false`` and a missin
 error, never a new empty catalog.
 
 pyiceberg is imported inside the functions: a static check never imports it (or pyarrow).
-Every message here is redacted (``streamwarden.secrets``, scrubbed before it is cut): no catalog
+Every message here is redacted (``streamwarden.core.secrets``, scrubbed before it is cut): no catalog
 property value that may be a secret (nor a part of one: the client id and the secret of a
 ``credential``, a token-like segment of the ``uri`` path), and no URL credentials, ever reaches the
-facts document or the terminal; the values are also registered with ``streamwarden.secrets`` so
+facts document or the terminal; the values are also registered with ``streamwarden.core.secrets`` so
 that whatever else prints them in this process scrubs them.
 """
 
@@ -26,7 +26,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
-from streamwarden import secrets
+from streamwarden.core import secrets
 from streamwarden.iceberg import compat
 from streamwarden.iceberg.access import AccessRefused, Decision, Reader, access_of, decide
 
@@ -84,7 +84,7 @@ def public_properties(props: Mapping[str, Any]) -> tuple[dict[str, str], list[st
 
 def redact(text: str, props: Mapping[str, Any] | None = None) -> str:
     """Remove secrets from a message: secret property values (and their prefixes), URL
-    user:password@, signed query strings, credential shapes (``streamwarden.secrets.scrub``)."""
+    user:password@, signed query strings, credential shapes (``streamwarden.core.secrets.scrub``)."""
     values = secret_values(props or {})
     secrets.register(*values)
     out = secrets.scrub(text, values)

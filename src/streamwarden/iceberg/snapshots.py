@@ -14,6 +14,7 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import Any
 
+from streamwarden.iceberg import MAIN_BRANCH
 from streamwarden.iceberg.lineage import CHECKPOINT_ID, JOB_ID, OPERATOR_ID, parse_checkpoint_id
 
 DAY_MS = 86_400_000
@@ -96,7 +97,7 @@ def branch_ancestry(table: Any, branch: str) -> tuple[list[dict[str, Any]], bool
     md = table.metadata
     by_id = {s.snapshot_id: s for s in md.snapshots}
     refs = md.refs or {}
-    head = refs[branch].snapshot_id if branch in refs else (md.current_snapshot_id if branch == "main" else None)
+    head = refs[branch].snapshot_id if branch in refs else (md.current_snapshot_id if branch == MAIN_BRANCH else None)
     chain, capped = ancestry(by_id, head, MAX_ANCESTRY)
     return [snapshot_item(s) for s in chain], not capped and (not chain or _is_first_snapshot(chain[-1]))
 

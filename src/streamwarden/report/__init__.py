@@ -1,5 +1,5 @@
 """Everything a user reads is rendered here, every value escaped for its destination by
-streamwarden.escape (one function per format):
+streamwarden.core.escape (one function per format):
 
 - ``check``'s reporters, one module per output format behind ``Reporter.render(Report)``, each
   reading only the run's findings: text, json_format, sarif, junit, github, markdown;
@@ -13,34 +13,44 @@ streamwarden.escape (one function per format):
 from __future__ import annotations
 
 import importlib
+from typing import TYPE_CHECKING, Any
 
-from streamwarden.report.interface import Report, Reporter
+if TYPE_CHECKING:
+    from streamwarden.report.interface import Report, Reporter
 
-FORMATS = ("text", "json", "sarif", "junit", "github", "markdown")
-# the file name extension each format is usually written with (used in help and docs)
-EXTENSIONS = {"text": "txt", "json": "json", "sarif": "sarif", "junit": "xml", "github": "txt", "markdown": "md"}
-
-
-# format -> (module in report/, reporter class); each module is imported only when chosen
+# The one list of check's formats: format -> (module in report/, reporter class, the file name
+# extension it is usually written with). The CLI's choices, the help and the tests read it; each
+# module is imported only when chosen, and this package imports nothing at start, so the CLI
+# reads the list without loading a renderer.
 _REPORTERS = {
-    "text": ("text", "TextReporter"),
-    "json": ("json_format", "JsonReporter"),
-    "sarif": ("sarif", "SarifReporter"),
-    "junit": ("junit", "JunitReporter"),
-    "github": ("github", "GithubReporter"),
-    "markdown": ("markdown", "MarkdownReporter"),
+    "text": ("text", "TextReporter", "txt"),
+    "json": ("json_format", "JsonReporter", "json"),
+    "sarif": ("sarif", "SarifReporter", "sarif"),
+    "junit": ("junit", "JunitReporter", "xml"),
+    "github": ("github", "GithubReporter", "txt"),
+    "markdown": ("markdown", "MarkdownReporter", "md"),
 }
+FORMATS = tuple(_REPORTERS)
+EXTENSIONS = {name: extension for name, (_, _, extension) in _REPORTERS.items()}
 
 
 def get_reporter(name: str) -> Reporter:
     """The reporter by format name."""
     if name not in _REPORTERS:
-        from streamwarden.errors import UsageError
+        from streamwarden.core.errors import UsageError
 
         raise UsageError(f"unknown format '{name}'", hint="use one of: " + ", ".join(FORMATS))
-    module, cls = _REPORTERS[name]
+    module, cls, _ = _REPORTERS[name]
     reporter: Reporter = getattr(importlib.import_module(f"streamwarden.report.{module}"), cls)()
     return reporter
+
+
+def __getattr__(name: str) -> Any:  # Report and Reporter, imported on first use
+    if name in ("Report", "Reporter"):
+        from streamwarden.report import interface
+
+        return getattr(interface, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 __all__ = ["EXTENSIONS", "FORMATS", "Report", "Reporter", "get_reporter"]

@@ -8,8 +8,8 @@ the file, ``escape.code_block`` for the example, ``escape.log_text`` over the wh
 
 from __future__ import annotations
 
+from streamwarden.core.escape import cell, code, code_block, log_text
 from streamwarden.engine.policyset import PolicySet, RuleDescriptor
-from streamwarden.escape import cell, code, code_block, log_text
 
 _AREAS = [
     ("SW-CKPT", "Checkpoint contract"),

@@ -12,12 +12,12 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from streamwarden.escape import cell, code_block, json_text, log_text
-from streamwarden.escape import code as md_code
-from streamwarden.evidence import EvidenceRecord
+from streamwarden.core.escape import cell, code_block, json_text, log_text
+from streamwarden.core.escape import code as md_code
+from streamwarden.core.units import format_duration
 from streamwarden.report.savepoint import incomplete_reason
 from streamwarden.report.timeline import recovery_timeline, replay_duplicates, utc_time
-from streamwarden.units import format_duration
+from streamwarden.verbs.evidence import EvidenceRecord
 
 
 def render_json(record: EvidenceRecord) -> str:

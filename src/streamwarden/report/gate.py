@@ -13,10 +13,10 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from streamwarden.escape import cell, code, json_text, log_text
-from streamwarden.escape import terminal as t
-from streamwarden.gate import GateResult, source_status
+from streamwarden.core.escape import cell, code, json_text, log_text
+from streamwarden.core.escape import terminal as t
 from streamwarden.report.timeline import recovery_timeline, replay_duplicates
+from streamwarden.verbs.gate import GateResult, source_status
 
 
 def _s(n: int) -> str:

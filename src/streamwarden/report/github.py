@@ -17,8 +17,8 @@ import os
 from collections.abc import Mapping
 from pathlib import Path
 
-from streamwarden.escape import annotation_data as escape_data
-from streamwarden.escape import annotation_property as escape_property
+from streamwarden.core.escape import annotation_data as escape_data
+from streamwarden.core.escape import annotation_property as escape_property
 from streamwarden.report.interface import Report, Reporter
 from streamwarden.report.markdown import SUMMARY_MAX_CHARS, MarkdownReporter
 

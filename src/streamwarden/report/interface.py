@@ -7,9 +7,9 @@ from abc import ABC, abstractmethod
 from dataclasses import dataclass, field
 from typing import Any
 
+from streamwarden.core.errors import StreamwardenError
 from streamwarden.engine.policyset import RuleDescriptor
-from streamwarden.errors import StreamwardenError
-from streamwarden.findings import Finding, summarize
+from streamwarden.evaluate.findings import Finding, summarize
 
 
 @dataclass

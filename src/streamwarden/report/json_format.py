@@ -17,8 +17,8 @@ from collections.abc import Callable
 from json.encoder import encode_basestring
 from typing import Any
 
-from streamwarden.escape import json_text
-from streamwarden.findings import Finding
+from streamwarden.core.escape import json_text
+from streamwarden.evaluate.findings import Finding
 from streamwarden.report.interface import Report, Reporter
 
 _SCALARS = frozenset({str, int, bool, type(None), float})

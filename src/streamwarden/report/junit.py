@@ -16,9 +16,9 @@ import json
 import re
 import xml.etree.ElementTree as ET
 
-from streamwarden.errors import StreamwardenError
-from streamwarden.escape import xml_text
-from streamwarden.findings import Finding, fails_run
+from streamwarden.core.errors import StreamwardenError
+from streamwarden.core.escape import xml_text
+from streamwarden.evaluate.findings import Finding, fails_run
 from streamwarden.report.interface import Report, Reporter
 
 _XML_INVALID = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ufffe\uffff]")

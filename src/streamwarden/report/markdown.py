@@ -15,9 +15,9 @@ from __future__ import annotations
 from typing import Any
 
 from streamwarden import __version__
-from streamwarden.diff import CLASS_ORDER
-from streamwarden.escape import cell, code
-from streamwarden.findings import Finding, exit_code, tally
+from streamwarden.core.escape import cell, code
+from streamwarden.evaluate.findings import Finding, exit_code, tally
+from streamwarden.evaluate.review import CLASS_ORDER
 from streamwarden.report.interface import Report, Reporter
 from streamwarden.report.review import CHANGE_HEADING, change_rows
 

@@ -15,8 +15,8 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from streamwarden.diff import CLASS_ORDER
-from streamwarden.escape import cell, code, json_text, log_text
+from streamwarden.core.escape import cell, code, json_text, log_text
+from streamwarden.evaluate.review import CLASS_ORDER
 
 
 def render_json(pipelines: list[dict[str, Any]]) -> str:

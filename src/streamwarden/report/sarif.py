@@ -18,9 +18,9 @@ from typing import Any
 from urllib.parse import quote
 
 from streamwarden import __version__
+from streamwarden.core.escape import json_text
 from streamwarden.engine.policyset import RuleDescriptor
-from streamwarden.escape import json_text
-from streamwarden.findings import SEVERITY_ORDER, Finding, unwrap
+from streamwarden.evaluate.findings import SEVERITY_ORDER, Finding, unwrap
 from streamwarden.report.interface import Report, Reporter
 
 SARIF_SCHEMA = "https://json.schemastore.org/sarif-2.1.0.json"

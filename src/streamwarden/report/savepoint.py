@@ -12,8 +12,8 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from streamwarden.escape import json_text, log_text
-from streamwarden.escape import terminal as t
+from streamwarden.core.escape import json_text, log_text
+from streamwarden.core.escape import terminal as t
 
 
 def render_json(facts: dict[str, Any]) -> str:

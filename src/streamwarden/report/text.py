@@ -13,9 +13,9 @@ from typing import IO
 
 import click
 
-from streamwarden.escape import log_text
-from streamwarden.escape import terminal as t
-from streamwarden.findings import SEVERITY_ORDER, tally
+from streamwarden.core.escape import log_text
+from streamwarden.core.escape import terminal as t
+from streamwarden.evaluate.findings import SEVERITY_ORDER, tally
 from streamwarden.report.interface import Report, Reporter
 
 _COLORS = {"error": "red", "warning": "yellow", "info": "blue", "waived": "bright_black"}

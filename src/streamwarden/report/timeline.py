@@ -6,7 +6,7 @@ rollback target.
 
 Read from ``facts.savepoint`` and its ``table`` part (facts/restore.py), never decided here. Node
 ids are our own (``SP``, ``M``, ``R1``...); every label goes through
-:func:`streamwarden.escape.mermaid_label` (job names, paths and snapshot data come from servers
+:func:`streamwarden.core.escape.mermaid_label` (job names, paths and snapshot data come from servers
 and files).
 """
 
@@ -16,8 +16,8 @@ import datetime as dt
 from collections.abc import Iterable, Mapping
 from typing import Any
 
-from streamwarden.escape import mermaid_label as label
-from streamwarden.findings import Finding
+from streamwarden.core.escape import mermaid_label as label
+from streamwarden.evaluate.findings import Finding
 
 REPLAY_SHOWN = 6  # replayed commits drawn one by one; more: the first 3, "… n more", the last
 
