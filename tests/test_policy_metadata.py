@@ -26,7 +26,8 @@ def _custom(source: str, name: str = "x") -> PolicyFile:
 def test_the_builtin_diff_rules_are_the_ones_that_compare_base_and_head() -> None:
     # every SW-SCHEMA rule but SW-SCHEMA-008 (the live table against the contract, not a change),
     # the state, waiver and backfill rules on the base, the stateless upgrade, the policy-change
-    # rule, the change of the files job.deployment names and the promises to consumers weakened
+    # rule, the change of the files job.deployment names, the promises to consumers weakened and a
+    # second writer of a table (breaking in the pull request that adds it)
     schema = {f"SW-SCHEMA-{n:03d}" for n in (1, 2, 3, 4, 5, 6, 7, 9, 10, 11, 12)}
     others = {
         "SW-STATE-006",
@@ -38,6 +39,7 @@ def test_the_builtin_diff_rules_are_the_ones_that_compare_base_and_head() -> Non
         "SW-POLICY-001",
         "SW-DEPLOY-006",
         "SW-REC-008",
+        "SW-TABLE-014",
     }
     assert PACK.diff_rule_ids() == schema | others
     assert PACK.is_diff_rule("SW-SCHEMA-001") and not PACK.is_diff_rule("SW-SCHEMA-008")

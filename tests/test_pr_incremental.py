@@ -11,7 +11,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from tests.cli import Proc, sw
-from tests.conftest import CLEAN_CONTRACT, NOW
+from tests.conftest import CLEAN_CONTRACT, NOW, named_contract
 from tests.gitrepo import Repo
 
 TRANSITIVE = CLEAN_CONTRACT.replace("compatibility: full", "compatibility: forward_transitive")
@@ -42,7 +42,7 @@ def _history_repo(tmp_path: Path) -> Repo:
         "policies/custom/acme.rego", "package acme\n\nimport rego.v1\n\ndeny contains f if {\n\tfalse\n\tf := {}\n}\n"
     )
     repo.write("contracts/orders.yaml", _with_channel(TRANSITIVE, required=True))
-    repo.write("contracts/payments.yaml", CLEAN_CONTRACT.replace("orders-enrichment", "payments"))
+    repo.write("contracts/payments.yaml", named_contract("payments"))
     repo.commit("v1")
     repo.write("contracts/orders.yaml", _with_channel(TRANSITIVE, required=False))
     repo.commit("v2: channel optional")
@@ -64,7 +64,7 @@ def test_a_contract_the_pull_request_changes_is_compared_with_its_history(tmp_pa
 
 def test_an_untouched_contract_is_not_compared_again(tmp_path: Path) -> None:
     repo = _history_repo(tmp_path)
-    repo.write("contracts/payments.yaml", CLEAN_CONTRACT.replace("orders-enrichment", "payments").replace("60s", "45s"))
+    repo.write("contracts/payments.yaml", named_contract("payments").replace("60s", "45s"))
     repo.commit("touch payments only")
     p = _check(repo)
     assert p.code == 0, p
@@ -87,10 +87,10 @@ def test_an_untouched_contract_keeps_its_waivers_and_its_contract_rules(tmp_path
     )
     repo = Repo(tmp_path / "repo")
     repo.write("contracts/orders.yaml", waived)
-    repo.write("contracts/payments.yaml", CLEAN_CONTRACT.replace("orders-enrichment", "payments"))
+    repo.write("contracts/payments.yaml", named_contract("payments"))
     repo.commit("base")
     repo.branch("feature")
-    repo.write("contracts/payments.yaml", CLEAN_CONTRACT.replace("orders-enrichment", "payments").replace("60s", "45s"))
+    repo.write("contracts/payments.yaml", named_contract("payments").replace("60s", "45s"))
     repo.commit("touch payments only")
     p = _check(repo)
     assert p.code == 0, p

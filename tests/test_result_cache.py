@@ -14,7 +14,7 @@ import sys
 from pathlib import Path
 
 from tests.cli import Proc, sw
-from tests.conftest import CLEAN_CONTRACT
+from tests.conftest import CLEAN_CONTRACT, named_contract
 from tests.gitrepo import Repo
 
 from streamwarden.cache import _STORED, FORMAT, _sha, evict, file_state
@@ -31,7 +31,7 @@ WAIVER = "waivers:\n  - {rule: SW-STATE-002, reason: migration, expires: 2026-12
 
 
 def contract(name: str = "orders-enrichment") -> str:
-    text = CLEAN_CONTRACT.replace("orders-enrichment", name)
+    text = named_contract(name) if name != "orders-enrichment" else CLEAN_CONTRACT  # a table of its own
     text = text.replace(f"job:\n  name: {name}\n", f"job:\n  name: {name}\n  deployment: [deploy/config.yaml]\n")
     return text.replace("  backend: rocksdb", "  backend: hashmap") + WAIVER  # SW-STATE-002, waived
 

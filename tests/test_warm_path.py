@@ -102,19 +102,19 @@ def test_shipped_schemas_are_valid_json_schemas() -> None:
 def test_the_review_of_a_pull_request_uses_the_cache_and_says_the_same(tmp_path: Path) -> None:
     """check --base --format markdown|github: the contracts the pull request leaves as they are
     come from the cache; the review (changed, reworded, added contracts) is the same."""
-    from tests.conftest import CLEAN_CONTRACT
+    from tests.conftest import named_contract
     from tests.gitrepo import Repo
 
     repo = Repo(tmp_path)
     repo.write("streamwarden.yaml", 'contracts: ["contracts/**/*.yaml"]\n')
     for i in range(4):
-        repo.write(f"contracts/p{i}.yaml", CLEAN_CONTRACT.replace("orders-enrichment", f"p-{i}"))
+        repo.write(f"contracts/p{i}.yaml", named_contract(f"p-{i}"))
     repo.commit("base")
     repo.branch("feature")
-    p1 = CLEAN_CONTRACT.replace("orders-enrichment", "p-1")
+    p1 = named_contract("p-1")
     repo.write("contracts/p1.yaml", p1.replace("min_pause: 30s", "min_pause: 90s"))  # changed
-    repo.write("contracts/p2.yaml", "# reworded\n" + CLEAN_CONTRACT.replace("orders-enrichment", "p-2"))
-    repo.write("contracts/p4.yaml", CLEAN_CONTRACT.replace("orders-enrichment", "p-4"))  # added
+    repo.write("contracts/p2.yaml", "# reworded\n" + named_contract("p-2"))
+    repo.write("contracts/p4.yaml", named_contract("p-4"))  # added
     repo.commit("the pull request")
     for fmt in ("markdown", "github"):
         outputs = []

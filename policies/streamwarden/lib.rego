@@ -184,3 +184,23 @@ diff_base_name(inp) := sprintf("the base (%s)", [r]) if {
 	r := object.get(diff_base_doc(inp), "ref", null)
 	is_string(r)
 } else := "the base"
+
+# source_margin(source): what a restore keeps in reserve of a job.sources[] entry's retention
+# (SW-REC-006): its retention_margin, else a tenth of its retention, at least one hour. The
+# margin covers what the savepoint's age alone does not show: the job's lag when the savepoint
+# was taken (the records at its offsets are older than the savepoint), records whose timestamps
+# are behind their arrival (Kafka expires by record timestamp), and the time from the decision
+# to the source's first read.
+source_margin(source) := source.retention_margin if {
+	is_number(source.retention_margin)
+} else := max([3600000, floor(source.retention / 10)]) if {
+	is_number(source.retention)
+}
+
+# source_margin_text(source): how the margin was chosen, for a message.
+source_margin_text(source) := sprintf("retention_margin %s", [fmt_ms(source.retention_margin)]) if {
+	is_number(source.retention_margin)
+} else := sprintf("a margin of %s (a tenth of its retention, at least 1h)", [fmt_age(source_margin(source))])
+
+# source_label(source, idx): a job.sources[] entry for a message: its quoted name and index.
+source_label(source, idx) := sprintf("source %s (job.sources[%d])", [quote(object.get(source, "name", null)), idx])

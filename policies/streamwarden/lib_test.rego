@@ -39,7 +39,8 @@ example_contract := {
 				"name": "orders-topic",
 				"kind": "kafka",
 				"uid": "orders-source",
-				"rewindable": true
+				"rewindable": true,
+				"retention": 3024000000
 			}
 		],
 		"sinks": [
@@ -432,4 +433,28 @@ test_derived_up_to_is_the_last_parallelism_with_the_same_value if {
 		derived_max_parallelism(derived_up_to(m)) == m
 		derived_max_parallelism(derived_up_to(m) + 1) == 2 * m
 	}
+}
+
+test_source_margin_a_tenth_of_the_retention_at_least_an_hour if {
+	source_margin({"retention": 604800000}) == 60480000 # 7d -> 16h48m
+	source_margin({"retention": 86400000}) == 8640000 # 1d -> 2h24m
+	source_margin({"retention": 7200000}) == 3600000 # 2h -> the one-hour floor
+	source_margin({"retention": 0}) == 3600000
+}
+
+test_source_margin_declared_wins if {
+	source_margin({"retention": 604800000, "retention_margin": 0}) == 0
+	source_margin({"retention": 604800000, "retention_margin": 86400000}) == 86400000
+	source_margin_text({"retention": 604800000, "retention_margin": 86400000}) == "retention_margin 1d"
+	source_margin_text({"retention": 604800000}) == "a margin of 16h48m (a tenth of its retention, at least 1h)"
+}
+
+test_source_margin_undefined_without_a_retention if {
+	not source_margin({"rewindable": true})
+	not source_margin({"retention": "7d"})
+}
+
+test_source_label_names_the_entry if {
+	source_label({"name": "orders-topic"}, 2) == `source "orders-topic" (job.sources[2])`
+	source_label({}, 0) == "source null (job.sources[0])"
 }

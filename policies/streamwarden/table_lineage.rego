@@ -195,8 +195,8 @@ _ice_backwards_message(b) := sprintf(
 ) if {
 	b.checkpoint_id == b.previous_checkpoint_id
 } else := sprintf(
-	"job %v took over operator %v at checkpoint %v (snapshot %v), below checkpoint %v that job %v had committed (snapshot %v), on branch %s of %s: restored from an older checkpoint or started without state, checkpoints %v..%v may be replayed",
-	[b.job_id, b.operator_id, b.checkpoint_id, b.snapshot_id, b.previous_checkpoint_id, b.previous_job_id, b.previous_snapshot_id, _ice.branch, _ice_name, b.checkpoint_id, b.previous_checkpoint_id],
+	"job %v took over operator %v at checkpoint %v (snapshot %v), below checkpoint %v that job %v had committed (snapshot %v), on branch %s of %s: restored from an older checkpoint or started without state (a restore under a new job id, not a fork: job %v committed nothing after it), checkpoints %v..%v may be replayed",
+	[b.job_id, b.operator_id, b.checkpoint_id, b.snapshot_id, b.previous_checkpoint_id, b.previous_job_id, b.previous_snapshot_id, _ice.branch, _ice_name, b.previous_job_id, b.checkpoint_id, b.previous_checkpoint_id],
 )
 
 # Job ids a backfill declares: backfills[].job_id, and backfills[].job names resolved through the
@@ -235,7 +235,8 @@ _ice_declared(pair) if {
 #   severity: error
 #   remediation: |
 #     Stop the undeclared job, or declare it under backfills (job, job_id, branch, from/to,
-#     reason) so reviewers and the evidence record know about it.
+#     reason) so reviewers and the evidence record know about it; a job with a contract of its
+#     own declares itself a backfill or fork of this pipeline there (fork_of, SW-TABLE-014).
 #   example: |
 #     backfills: []   # job f0f0... committed snapshot 103 between snapshots 102 and 104 of job a1b2...
 deny contains f if {
@@ -245,7 +246,7 @@ deny contains f if {
 		"SW-TABLE-010",
 		"backfills",
 		sprintf(
-			"jobs %v and %v both commit to %s on branch %s (interleaved: %s) and no backfill declares either: an undeclared fork",
+			"jobs %v and %v both commit to %s on branch %s (interleaved: %s) and no backfill declares either: an undeclared fork, two jobs writing at the same time (a restore hands over from one job id to the next without interleaving)",
 			[pair.job_ids[0], pair.job_ids[1], _ice_name, _ice.branch, _ice_pattern_text(pair.pattern)],
 		),
 		{"job_ids": pair.job_ids, "pattern": pair.pattern, "snapshot_counts": object.get(pair, "snapshot_counts", null)},

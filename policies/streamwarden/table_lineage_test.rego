@@ -138,7 +138,7 @@ test_table009_new_job_restored_from_older_checkpoint if {
 	[f] := ice_rules(findings, "SW-TABLE-009")
 	f.evidence.previous_job_id == ice_job_a
 	contains(f.message, "took over operator")
-	contains(f.message, "checkpoints 8..12 may be replayed")
+	contains(f.message, "(a restore under a new job id, not a fork: job a1a1a1a1a1a1a1a1a1a1a1a1a1a1a1a1 committed nothing after it), checkpoints 8..12 may be replayed")
 }
 
 test_table009_new_job_recommits_the_last_checkpoint_of_its_predecessor if {
@@ -173,6 +173,7 @@ test_table010_undeclared_fork if {
 	f.path == "backfills"
 	f.evidence.job_ids == [ice_job_a, ice_job_b]
 	contains(f.message, "snapshot 5001 by job a1a1a1a1a1a1a1a1a1a1a1a1a1a1a1a1 (checkpoint 10) then snapshot 5002 by job b2b2")
+	endswith(f.message, "an undeclared fork, two jobs writing at the same time (a restore hands over from one job id to the next without interleaving)")
 }
 
 test_table010_declared_by_job_id_in_facts if {

@@ -65,7 +65,7 @@ from streamwarden.findings import Finding, unwrap
 from streamwarden.yamlsafe import MAX_BYTES, READ_FLAGS, read_bounded, read_to_end
 
 # 2: findings without their rule's title and remediation; 3: as arrays; 4: valid for an interval of time
-FORMAT = "streamwarden-cache/4"
+FORMAT = "streamwarden-cache/5"
 DEFAULT_DIR = ".streamwarden-cache"
 MAX_ENTRIES = 20_000  # about 3 KB each: a few tens of MB at most
 MAX_ENTRY_BYTES = 4 * 1024 * 1024
@@ -436,6 +436,7 @@ class Entry:
     findings: list[Finding]
     deps: list[tuple[str, str]]
     timing: Timing
+    writes: dict[str, Any] | None = None  # the tables it writes (writers.Writer.cached), for SW-TABLE-014
 
 
 _FINDING_FIELDS = [f.name for f in fields(Finding)]
@@ -519,6 +520,7 @@ def _entry_to_json(key: str, e: Entry, rule_text: RuleText) -> str | None:
             "exact": e.timing.exact,
             "clock": [[i, path] for i, path in e.timing.clock],
             "findings": findings,
+            "writes": e.writes,
         },
         sort_keys=True,
         allow_nan=False,
@@ -550,6 +552,8 @@ def _entry_from_dict(key: str, d: Any, rule_text: RuleText) -> Entry:
     bounds = [d.get("valid_from"), d.get("valid_until"), d.get("exact")]
     if any(b is not None and type(b) is not int for b in bounds):
         raise ValueError("time bounds")
+    if "writes" not in d or not (d["writes"] is None or isinstance(d["writes"], dict)):
+        raise ValueError("writes")
     decoded = [_finding_from_stored(f, rule_text) for f in findings]
     return Entry(
         name=name,
@@ -559,6 +563,7 @@ def _entry_from_dict(key: str, d: Any, rule_text: RuleText) -> Entry:
         findings=decoded,
         deps=pairs,
         timing=Timing(bounds[0], bounds[1], bounds[2], _check_clock(decoded, d.get("clock"))),
+        writes=d["writes"],
     )
 
 

@@ -134,7 +134,8 @@ def _candidate(sp: dict[str, Any]) -> dict[str, Any] | None:
         "state_size",
         "unmatched_stateful",
     )
-    return {"available": True, **{k: sp.get(k) for k in keys}, "operators": ops}
+    kafka = sp.get("kafka") or {"sources": [], "partitions": []}
+    return {"available": True, **{k: sp.get(k) for k in keys}, "operators": ops, "kafka": kafka}
 
 
 def _table(rec: RecoveryFacts, facts: dict[str, Any]) -> dict[str, Any] | None:

@@ -1,6 +1,6 @@
 """The policy input document: every shape the engine is given is built here, and only here.
 
-Three shapes (``contracts/schema/streamwarden-input.v1.schema.json``; self-check mode validates
+Four shapes (``contracts/schema/streamwarden-input.v1.schema.json``; self-check mode validates
 each one before it is evaluated):
 
 - :func:`pipeline` - one pipeline: ``contract``, ``base`` (a pull request's view of the trusted
@@ -9,7 +9,9 @@ each one before it is evaluated):
   ``streamwarden.yaml``: ``Config.policy_settings``, the trusted ref's in a pull request);
 - :func:`removed_pipeline` - a pipeline a pull request deletes: no contract, its base ``removed``;
 - :func:`repository` - the repository-wide policies of a pull request (policy and configuration
-  changes).
+  changes);
+- :func:`writers` - the tables more than one contract writes, once per run (package
+  streamwarden.writers, SW-TABLE-014).
 
 The engine takes plain dictionaries; the constructors fix their keys, so a field cannot be
 forgotten or misspelt in one verb and not in another.
@@ -108,3 +110,9 @@ def repository(trusted_ref: str, trusted_commit: str, policy_changes: Any, now_m
         "repository": {"trusted_ref": trusted_ref, "trusted_commit": trusted_commit, "policy_changes": policy_changes},
         "now_ms": now_ms,
     }
+
+
+def writers(tables: list[dict[str, Any]], now_ms: int, base_ref: str | None) -> InputDocument:
+    """The writers policies' document: each table more than one contract writes, with its writers
+    (writers.py); ``base_ref`` in a pull request (each writer then carries its ``base`` part)."""
+    return {"writers": {"tables": tables, "base_ref": base_ref}, "now_ms": now_ms, "mode": "writers"}

@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from streamwarden import inputdoc, progress, readahead, selfcheck
+from streamwarden import inputdoc, progress, readahead, selfcheck, writers
 from streamwarden.config import Config
 from streamwarden.contracts import Contract, discover_contracts, load_contract, load_contracts
 from streamwarden.contracts.load import (
@@ -288,7 +288,8 @@ def _run_discovered(
     findings: list[Finding] = []
     inputs: dict[str, dict[str, Any]] = {}
     seen: dict[str, PipelineRef] = {}
-    for _, ref, found, doc, name_line in merged:
+    written: list[writers.Writer] = []
+    for _, ref, found, doc, name_line, writer in merged:
         if ref.name in seen:
             errors.append(_duplicate_name(ref, seen[ref.name], name_line))
             continue
@@ -297,9 +298,12 @@ def _run_discovered(
         findings.extend(found)
         if doc is not None:
             inputs[ref.name] = doc
+        if writer is not None:
+            written.append(writer)
     policy_set = ctx.policy_set()
     if ctx.base is not None and trusted is not None:
         findings.extend(_repository_findings(ctx, policy_set, set(seen), trusted))
+    findings.extend(_writer_findings(ctx, policy_set, written))
     findings.sort(key=Finding.sort_key)
     return RunResult(
         pipelines=pipelines,
@@ -391,11 +395,11 @@ def _reviewable(ctx: _RunContext) -> Callable[[Entry], bool]:
 def _verify_hits(ctx: _RunContext, hits: list[_Checked]) -> None:
     """Self-check mode: each file the cache answered is loaded and evaluated as if it had missed;
     what the run reports for it must be what the cache answered (its findings with the waivers
-    in force, the time they show, its name and lines), and in a run with the contract review the
+    in force, the time they show, its name and lines, the tables it writes), and in a run with the contract review the
     review must list no change for it (as it does for a hit: RunResult.cached)."""
     from streamwarden.cache import finding_to_json
 
-    for f, ref, found, _, name_line in hits:
+    for f, ref, found, _, name_line, writer in hits:
         resolved_path = resolved(f)
         shown = display_path(f, ctx.config.root, resolved_path)
         contract = load_contract(f, ctx.config.root, text=ctx.text_of(f, resolved_path, shown))
@@ -408,11 +412,18 @@ def _verify_hits(ctx: _RunContext, hits: list[_Checked]) -> None:
             compare_base=not (ctx.skip_unchanged and ctx.base is not None and ctx.base.unchanged(contract.path)),
             base_named=_base_named_deployment(ctx, contract) if ctx.base is not None else None,
         )
-        answered = (ref, name_line, [finding_to_json(x) for x in sorted(found, key=Finding.sort_key)])
+        fresh_writer = writers.writer_of(contract)
+        answered = (
+            ref,
+            name_line,
+            [finding_to_json(x) for x in sorted(found, key=Finding.sort_key)],
+            writer.cached() if writer is not None else None,
+        )
         computed = (
             PipelineRef(contract.name, contract.file),
             contract.line_of("metadata.name"),
             [finding_to_json(x) for x in fresh],
+            fresh_writer.cached() if fresh_writer is not None else None,
         )
         if answered != computed:
             raise selfcheck.SelfCheckError(
@@ -634,6 +645,34 @@ def _repository_findings(
     return out
 
 
+def _writer_findings(ctx: _RunContext, policy_set: PolicySet, written: list[writers.Writer]) -> list[Finding]:
+    """SW-TABLE-014 and the other rules of package streamwarden.writers, once per run, on the tables
+    more than one contract writes (none: nothing is evaluated). Each finding belongs to the writer
+    the rule names (``pipeline``), is located in its file, and is waived by its waivers in force."""
+    shared = writers.shared_tables(written)
+    if not shared:
+        return []
+    doc = inputdoc.writers(shared, ctx.now, ctx.base.ref if ctx.base is not None else None)
+    by_name = {w.pipeline: w for w in written}
+    if selfcheck.enabled():
+        selfcheck.check_input(doc)
+    out: list[Finding] = []
+    for (package, rule_set), elements in ctx.engine().evaluate(doc, [writers.PACKAGE]).items():
+        for element in elements:
+            name = element.get("pipeline") if isinstance(element, dict) else None
+            writer = by_name.get(name) if isinstance(name, str) else None
+            subject = _Subject(writer.pipeline, writer.file, {}) if writer else _Subject(REPOSITORY, "", {})
+            f = to_finding(policy_set, package, rule_set, element, subject)
+            if writer is not None:
+                own = {"waivers": writer.waivers}
+                if writer.trusted_waivers is None:
+                    apply_waivers([f], own)
+                else:
+                    apply_waivers([f], own, trusted=writer.trusted_waivers, now_ms=ctx.now)
+            out.append(f)
+    return out
+
+
 def _chunks(files: list[Path], workers: int) -> list[list[Path]]:
     """The files in chunks for ``workers`` processes, each chunk a share of what is left, so the
     chunks shrink towards the end (guided scheduling): the workers finish within a few contracts
@@ -663,7 +702,9 @@ def _worker_count(n_files: int) -> int:
     return max(1, min(cpus, 4, n_files // (PARALLEL_THRESHOLD // 2)))
 
 
-_Checked = tuple[Path, PipelineRef, list[Finding], "dict[str, Any] | None", int]
+# a checked contract: its file, name, findings, input document (when kept), the line of its name, and
+# the tables it writes (writers.py)
+_Checked = tuple[Path, PipelineRef, list[Finding], "dict[str, Any] | None", int, "writers.Writer | None"]
 
 
 # The run a fork worker serves, set by run_check just before the pool forks.
@@ -752,7 +793,12 @@ def _check_chunk_of(
         kept = None
         if ctx.keep_inputs:
             kept = inputdoc.review_part(doc) if ctx.options.review_inputs else doc
-        out.append((f, ref, found, kept, contract.line_of("metadata.name")))
+        writer = writers.writer_of(contract)
+        if writer is not None and base_doc is not None and ctx.base is not None:
+            writer.base = writers.base_part(base_doc)
+            base_waivers = (base_doc.get("contract") or {}).get("waivers") or []
+            writer.trusted_waivers = ctx.base.waivers_in_force(contract.name, base_waivers)
+        out.append((f, ref, found, kept, contract.line_of("metadata.name"), writer))
 
 
 def _base_named_deployment(ctx: _RunContext, contract: Contract) -> tuple[dict[str, Any], dict[str, Any]] | None:
@@ -837,6 +883,7 @@ def _remember(
         found=found,
         evaluate_at=lambda t, packages: _evaluate(engine, policy_set, contract, {**evaluated, "now_ms": t}, packages),
     )
+    writer = writers.writer_of(contract)
     entry = Entry(
         name=contract.name,
         file=contract.file,
@@ -845,6 +892,7 @@ def _remember(
         findings=found,
         deps=deps,
         timing=timing,
+        writes=writer.cached() if writer is not None else None,
     )
     cache.store(key, entry)
 
@@ -854,13 +902,17 @@ def _from_entry(f: Path, entry: Entry, ctx: _RunContext) -> _Checked:
     found = entry.findings
     ctx.cached.add(entry.name)
     waivers = {"waivers": entry.waivers}
+    writer = writers.from_cache(entry.name, entry.file, entry.waivers, entry.writes)
     if ctx.base is None:
         apply_waivers(found, waivers)
     else:  # an unchanged contract: its base version is itself, so are its waivers (unless the
         # trusted ref changed them since the merge base)
         in_force = ctx.base.waivers_in_force(entry.name, entry.waivers)
         apply_waivers(found, waivers, trusted=in_force, now_ms=ctx.now, horizon_ms=ctx.waiver_horizon_ms)
-    return (f, PipelineRef(entry.name, entry.file), found, None, entry.name_line)
+        if writer is not None:
+            writer.base = writers.unchanged_base(writer)
+            writer.trusted_waivers = in_force
+    return (f, PipelineRef(entry.name, entry.file), found, None, entry.name_line, writer)
 
 
 def _duplicate_name(ref: PipelineRef, first: PipelineRef, line: int) -> InputError:

@@ -13,7 +13,7 @@ contracts too: ``--contracts 5000``), no JVM.
 run that filled the cache, must still be answered from it (the same goal: 0.3x the floor).
 
     python tests/benchmarks/bench_check.py [--contracts 1000] [--runs 3] [--expired-waivers PERCENT]
-        [--keep DIR] [--json FILE]
+        [--keep DIR] [--json FILE] [--one-table]
 
 ``--json FILE`` also writes every measurement (seconds, MB) for ``run_all.py``.
 """
@@ -89,14 +89,20 @@ spec:
 EXPIRED_WAIVER = "waivers:\n  - {rule: SW-STATE-002, reason: migration, expires: 2024-01-31, approved_by: platform}\n"
 
 
-def generate(directory: Path, n: int, deployment: bool = True, expired_percent: float = 0) -> None:
+def generate(
+    directory: Path, n: int, deployment: bool = True, expired_percent: float = 0, one_table: bool = False
+) -> None:
     """``n`` contracts under ``directory``; with ``deployment`` each names its own FlinkDeployment;
-    ``expired_percent`` of them (evenly spread) carry a waiver that has expired."""
+    ``expired_percent`` of them (evenly spread) carry a waiver that has expired. Each writes a
+    table of its own, as in a repository where one contract owns each table; with ``one_table``
+    every one writes sales.orders (SW-TABLE-014 then fires for each of them)."""
     rng = random.Random(42)
     every = round(100 / expired_percent) if expired_percent > 0 else 0
     for i in range(n):
         name = f"pipeline-{i:04d}"
         text = CLEAN_CONTRACT.replace("orders-enrichment", name)
+        if not one_table:
+            text = text.replace("sales.orders", f"sales.orders_{i:04d}")
         for old, new in rng.sample(VARIANTS, rng.randint(0, 3)):
             text = text.replace(old, new)
         if every and i % every == 0:
@@ -192,6 +198,7 @@ def main() -> int:
     ap.add_argument(
         "--expired-waivers", type=float, default=0, metavar="PERCENT", help="contracts with an expired waiver (%%)"
     )
+    ap.add_argument("--one-table", action="store_true", help="every contract writes the same table (SW-TABLE-014)")
     ap.add_argument("--keep", type=Path)
     ap.add_argument("--json", type=Path, help="also write the measurements to this file")
     args = ap.parse_args()
@@ -200,7 +207,13 @@ def main() -> int:
     directory = base / "contracts"
     cache = base / "cache"
     try:
-        generate(directory, args.contracts, deployment=not args.no_deployment, expired_percent=args.expired_waivers)
+        generate(
+            directory,
+            args.contracts,
+            deployment=not args.no_deployment,
+            expired_percent=args.expired_waivers,
+            one_table=args.one_table,
+        )
         n_files = sum(1 for _ in directory.rglob("*.yaml"))
         floor(directory)  # warm the page cache
         run_check(directory, "--no-cache")  # and the interpreter's imports

@@ -23,6 +23,7 @@ from typing import Any
 
 from streamwarden import secrets
 from streamwarden.errors import InputError
+from streamwarden.facts.savepoint_kafka import kafka_facts
 from streamwarden.facts.source import GatherContext, available, not_configured, unavailable
 from streamwarden.flink.savepoint_bytes import MAX_METADATA_BYTES
 from streamwarden.flink.savepoint_metadata import CheckpointMetadata, MetadataError, parse_metadata
@@ -343,6 +344,7 @@ def savepoint_facts(
     }
     if contract is not None:
         match_declared(facts, [d.to_dict() for d in declared])
+    facts["kafka"] = kafka_facts(md.operators, facts["operators"], contract)
     return facts
 
 

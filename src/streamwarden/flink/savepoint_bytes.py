@@ -22,6 +22,11 @@ MAX_PARALLELISM = 32768  # KeyGroupRangeAssignment.UPPER_BOUND_MAX_PARALLELISM
 MAX_OPERATORS = 20_000
 KEY_GROUP_RANGES = 64
 MAX_DEPTH = 8  # nested handles (key groups -> stream, changelog -> keyed)
+# Operator list states whose elements are kept (their bytes, when Flink stored them inline in the
+# _metadata): a source operator's splits (``SourceOperator``'s "SourceReaderState", what
+# flink/source_splits.py decodes). At most SPLIT_ELEMENTS elements per operator are kept.
+CAPTURED_LIST_STATES = frozenset({"SourceReaderState"})
+SPLIT_ELEMENTS = 100_000
 
 
 class MetadataError(Exception):
@@ -49,6 +54,16 @@ class OperatorInfo:
     file_handles: int = 0
     handle_kinds: Counter[str] = field(default_factory=Counter)
     key_group_ranges: list[list[int]] = field(default_factory=list)  # managed keyed state, [first, last]
+    # the coordinator's state as Flink wrote it (inline bytes; not part of to_dict)
+    coordinator_state: bytes | None = field(default=None, repr=False)
+    # CAPTURED_LIST_STATES read from inline handles: name -> [(subtask, element bytes)] (not in to_dict)
+    list_states: dict[str, list[tuple[int, bytes]]] = field(default_factory=dict, repr=False)
+    # CAPTURED_LIST_STATES whose bytes live in state files (not opened): name -> subtasks
+    list_states_in_files: Counter[str] = field(default_factory=Counter, repr=False)
+    list_states_cut: bool = False  # more than SPLIT_ELEMENTS elements: the rest were not kept
+    # CAPTURED_LIST_STATES whose inline bytes are not byte-array elements at their offsets (another
+    # layout than SourceOperator's): name -> subtasks, their elements not kept
+    list_states_unreadable: Counter[str] = field(default_factory=Counter, repr=False)
 
     @property
     def has_state(self) -> bool:

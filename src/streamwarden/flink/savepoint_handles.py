@@ -11,13 +11,16 @@ before v6, a type byte (1 input, 2 output, 3/4 merged) from v6.
 
 from __future__ import annotations
 
+import struct
 from collections import Counter
 from dataclasses import dataclass, field
 
 from streamwarden.flink.savepoint_bytes import (
+    CAPTURED_LIST_STATES,
     KEY_GROUP_RANGES,
     MAX_DEPTH,
     MAX_PARALLELISM,
+    SPLIT_ELEMENTS,
     MetadataError,
     OperatorInfo,
     Reader,
@@ -52,6 +55,8 @@ class OperatorParser:
     def __init__(self, r: Reader, version: int) -> None:
         self.r = r
         self.version = version
+        self.op: OperatorInfo | None = None  # the operator being read, and its subtask's index
+        self.subtask_index = 0
 
     def operator(self) -> OperatorInfo:
         r = self.r
@@ -72,11 +77,14 @@ class OperatorParser:
                 at,
             )
         op = OperatorInfo(oid, name, uid, parallelism, max_parallelism)
+        self.op = op
         stats = Stats()
         kind = self.stream_handle(stats, 0)
         if kind not in ("null", "byte_stream"):
             raise MetadataError(f"operator {oid}: coordinator state is a {kind} handle, expected inline bytes", at + 8)
         if kind == "byte_stream":
+            start, end = stats.last_inline or (0, 0)
+            op.coordinator_state = bytes(r.data[start:end])
             op.coordinator_state_bytes = stats.size
             op.state_size += stats.size
             op.inline_bytes += stats.inline
@@ -105,6 +113,7 @@ class OperatorParser:
             return
         if index >= MAX_PARALLELISM:
             raise MetadataError(f"operator {op.operator_id}: subtask index {index}", at)
+        self.subtask_index = index
         stats = Stats()
         for which in ("managed", "raw"):
             if r.i32(f"the {which} operator state flag") != 0:
@@ -143,7 +152,9 @@ class OperatorParser:
         if tag == 1:
             r.utf("a byte stream handle name")
             n = r.i32("a byte stream handle length")
+            start = r.pos
             r.skip(n, "a byte stream handle's bytes")
+            stats.last_inline = (start, start + n)
             stats.size += n
             stats.inline += n
         elif tag == 2:
@@ -170,10 +181,10 @@ class OperatorParser:
         self.range(stats, offsets=True)
         self.nested_stream(stats, depth)
 
-    def nested_stream(self, stats: Stats, depth: int) -> None:
+    def nested_stream(self, stats: Stats, depth: int) -> str:
         if depth >= MAX_DEPTH:
             raise MetadataError(f"state handles nested deeper than {MAX_DEPTH}", self.r.pos)
-        self.stream_handle(stats, depth + 1)
+        return self.stream_handle(stats, depth + 1)
 
     def keyed_handle(self, stats: Stats, depth: int) -> str:
         r = self.r
@@ -246,18 +257,50 @@ class OperatorParser:
         _, tag, kind = self._tag("operator", _OPERATOR_KINDS)
         if tag == 0:
             return kind
+        captured: list[tuple[str, tuple[int, ...]]] = []
         for _ in range(r.count("operator state entries", 7, 1_000_000)):
-            r.utf("a state name")
+            name = r.utf("a state name")
             mode = r.u8("a distribution mode")
             if mode > 2:
                 raise MetadataError(f"unknown operator state distribution mode {mode}", r.pos - 1)
-            r.skip(r.count("partition offsets", 8, 100_000_000) * 8, "partition offsets")
+            n = r.count("partition offsets", 8, 100_000_000)
+            if name in CAPTURED_LIST_STATES and n:
+                captured.append((name, struct.unpack_from(f">{n}q", r.data, r.pos)))
+            r.skip(n * 8, "partition offsets")
         if tag == 17:
             r.utf("a task-owned directory")
             r.utf("a shared directory")
             r.u8("an empty flag")
-        self.nested_stream(stats, 0)
+        stats.last_inline = None
+        stream = self.nested_stream(stats, 0)
+        if captured:
+            self._capture(captured, stream, stats.last_inline)
         return kind
+
+    def _capture(
+        self, captured: list[tuple[str, tuple[int, ...]]], stream: str, inline: tuple[int, int] | None
+    ) -> None:
+        """Keep the elements of the CAPTURED_LIST_STATES of one subtask: each element is written at
+        its offset as a byte array (``BytePrimitiveArraySerializer``: an int length, the bytes). State
+        in a file is only counted, and so is a subtask whose elements do not fit its stream."""
+        op = self.op
+        assert op is not None
+        if stream != "byte_stream" or inline is None:
+            for name, _ in captured:
+                op.list_states_in_files[name] += 1
+            return
+        start, end = inline
+        total = sum(len(v) for v in op.list_states.values())
+        for name, offsets in captured:
+            elements = _elements(self.r.data, start, end, offsets)
+            if elements is None:  # not SourceOperator's layout: nothing is kept, the file still reads
+                op.list_states_unreadable[name] += 1
+                continue
+            if total + len(elements) > SPLIT_ELEMENTS:
+                op.list_states_cut = True
+                elements = elements[: max(0, SPLIT_ELEMENTS - total)]
+            total += len(elements)
+            op.list_states.setdefault(name, []).extend((self.subtask_index, e) for e in elements)
 
     def channel_handle(self, stats: Stats, direction: str) -> str:
         r = self.r
@@ -282,6 +325,21 @@ class OperatorParser:
         return f"{direction}_channel"
 
 
+def _elements(data: bytes, start: int, end: int, offsets: tuple[int, ...]) -> list[bytes] | None:
+    """The byte arrays at ``offsets`` of the inline stream ``data[start:end]`` (each an int length
+    and its bytes, as ``BytePrimitiveArraySerializer`` writes them), or None when one does not fit."""
+    out = []
+    for offset in offsets:
+        at = start + offset
+        if offset < 0 or at + 4 > end:
+            return None
+        size = int.from_bytes(data[at : at + 4], "big", signed=True)
+        if size < 0 or at + 4 + size > end:
+            return None
+        out.append(bytes(data[at + 4 : at + 4 + size]))
+    return out
+
+
 @dataclass
 class Stats:
     size: int = 0
@@ -289,6 +347,7 @@ class Stats:
     files: int = 0
     kinds: Counter[str] = field(default_factory=Counter)
     last_range: tuple[int, int] | None = None
+    last_inline: tuple[int, int] | None = None  # (start, end) in the file of the last inline byte stream
 
     def file(self, size: int) -> None:
         if size < 0:

@@ -15,6 +15,7 @@ from typing import Any
 from streamwarden.escape import cell, code_block, json_text, log_text
 from streamwarden.escape import code as md_code
 from streamwarden.evidence import EvidenceRecord
+from streamwarden.report.savepoint import incomplete_reason
 from streamwarden.report.timeline import recovery_timeline, replay_duplicates, utc_time
 from streamwarden.units import format_duration
 
@@ -73,6 +74,7 @@ def render_markdown(record: EvidenceRecord) -> str:
                     f"{cell(m['uid']) if m.get('uid') else '**none**'} | "
                     f"{cell(op['max_parallelism'])} | {cell(op['state_size'])} |"
                 )
+        out += _kafka_md(cand.get("kafka") or {})
     out += _table_md(d["table"], duplicates)
     if d["since"] is not None:
         s = d["since"]
@@ -105,6 +107,36 @@ def render_markdown(record: EvidenceRecord) -> str:
             f"({cell(f['state'])}, Flink {cell(f['flink_version'])})"
         )
     return log_text("\n".join(out) + "\n")
+
+
+KAFKA_ROWS = 200  # partitions listed in the Markdown (the JSON lists them all)
+
+
+def _kafka_md(kafka: dict[str, Any]) -> list[str]:
+    """Where the restored job resumes each Kafka partition (the savepoint's split state)."""
+    parts = kafka.get("partitions") or []
+    sources = kafka.get("sources") or []
+    if not sources:
+        return []
+    out = [
+        "",
+        "### Kafka restore offsets",
+        "",
+        "Where the restored job resumes each partition (the savepoint's splits).",
+    ]
+    for s in sources:
+        if not s.get("complete"):
+            name = s.get("source") or s.get("uid") or s["operator_id"]
+            out.append(f"- {md_code(name)}: incomplete, {cell(incomplete_reason(s))}")
+    out += ["", "| source | topic | partition | restore offset | held by |", "|---|---|---|---|---|"]
+    for p in parts[:KAFKA_ROWS]:
+        offset = cell(p["offset"]) if isinstance(p.get("offset"), int) else f"({cell(p.get('position'))})"
+        held = f"subtask {cell(p['subtask'])}" if p.get("subtask") is not None else cell(p.get("from"))
+        name = p.get("source") or p.get("operator_id")
+        out.append(f"| {cell(name)} | {md_code(p['topic'])} | {cell(p['partition'])} | {offset} | {held} |")
+    if len(parts) > KAFKA_ROWS:
+        out.append(f"\n{len(parts) - KAFKA_ROWS} more partitions in the JSON record (`--format json`).")
+    return out
 
 
 def _table_md(table: dict[str, Any] | None, duplicates: bool) -> list[str]:

@@ -45,7 +45,42 @@ def render_text(f: dict[str, Any]) -> str:
         for op in f["operators"]:
             if op["operator_id"] in unmatched and op.get("closest"):
                 lines.append(f"    {t(op['operator_id'])}: closest declared uid {t(repr(op['closest']['uid']))}")
+    lines += _kafka_lines(f.get("kafka") or {})
     return log_text("\n".join(lines) + "\n")
+
+
+def _kafka_lines(kafka: dict[str, Any]) -> list[str]:
+    """Where a restore resumes each Kafka partition (the split state of each Kafka source)."""
+    out: list[str] = []
+    parts = kafka.get("partitions") or []
+    for s in kafka.get("sources") or []:
+        mine = [p for p in parts if p.get("operator_id") == s["operator_id"]]
+        e = s.get("enumerator") or {}
+        label = s.get("uid") or s.get("name") or s["operator_id"]
+        out += [
+            "",
+            f"  Kafka source {t(label)}: {len(mine)} partitions to resume"
+            + (f", enumerator state v{t(e['version'])} ({len(e.get('partitions') or [])} partitions)" if e else ""),
+        ]
+        if not s.get("complete"):
+            out.append(f"    incomplete: {t(incomplete_reason(s))}")
+        for p in mine:
+            offset = f"offset {t(p['offset'])}" if isinstance(p.get("offset"), int) else t(p.get("position"))
+            held = f"subtask {t(p['subtask'])}" if p.get("subtask") is not None else t(p.get("from"))
+            stop = f", stops at {t(p['stopping_offset'])}" if p.get("stopping_offset") is not None else ""
+            out.append(f"    {t(p['topic'])}[{t(p['partition'])}]  {offset}  ({held}{stop})")
+    return out
+
+
+def incomplete_reason(source: dict[str, Any]) -> str:
+    """Why a Kafka source's partition list is incomplete (``complete`` false), for people."""
+    files = source.get("subtasks_in_state_files") or 0
+    if files:
+        return f"the splits of {files} subtasks are in state files, which are not read"
+    unreadable = source.get("subtasks_unreadable") or 0
+    if unreadable:
+        return f"the split state of {unreadable} subtasks is not laid out as Flink's SourceOperator writes it"
+    return "the enumerator assigned partitions that no reader's split state holds"
 
 
 def _row(f: dict[str, Any], op: dict[str, Any]) -> tuple[str, ...]:
