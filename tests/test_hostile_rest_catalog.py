@@ -241,6 +241,7 @@ class _Catalog(BaseHTTPRequestHandler):
     ``sales.orders`` exists."""
 
     defaults: ClassVar[dict[str, str]] = {}
+    overrides: ClassVar[dict[str, str]] = {}
 
     def log_message(self, *args: Any) -> None:
         pass
@@ -251,7 +252,7 @@ class _Catalog(BaseHTTPRequestHandler):
 
     def do_GET(self) -> None:
         if self.path.startswith("/v1/config"):
-            self._json({"defaults": self.defaults, "overrides": {}})
+            self._json({"defaults": self.defaults, "overrides": self.overrides})
         elif self.path.startswith("/v1/namespaces/sales/tables/orders"):
             location = "file:///nowhere/sales/orders/metadata/00000-a.metadata.json"
             self._json({"metadata-location": location, "metadata": METADATA, "config": {}})
@@ -268,7 +269,8 @@ class _Catalog(BaseHTTPRequestHandler):
 
 
 class _Thief(BaseHTTPRequestHandler):
-    """An OAuth token endpoint elsewhere: records what is posted to it."""
+    """Another host: records what is posted to it (an OAuth token endpoint) and the credentials
+    a catalog request brings."""
 
     posted: ClassVar[list[bytes]] = []
 
@@ -281,10 +283,17 @@ class _Thief(BaseHTTPRequestHandler):
         self.send_header("Content-Length", "0")
         self.end_headers()
 
+    def do_GET(self) -> None:
+        self.posted.append(f"GET {self.path} {self.headers.get('Authorization')}".encode())
+        self.send_response(404)
+        self.send_header("Content-Length", "0")
+        self.end_headers()
+
 
 @pytest.fixture
 def good_catalog() -> Iterator[str]:
     _Catalog.defaults = {}
+    _Catalog.overrides = {}
     yield from _serve(_Catalog, "127.0.0.1")
 
 
@@ -343,3 +352,25 @@ def test_a_catalog_server_cannot_choose_a_class_to_run(tmp_path: Path, good_cata
     assert p.code == 1, p
     found = [f["message"] for f in p.json()["findings"] if f["rule"] == "SW-FACT-001"]
     assert found and "py-io-impl names the Python class 'subprocess.Popen'" in found[0], p
+
+
+@pytest.mark.parametrize(("override", "lake"), [("uri", "token"), ("oauth2-server-uri", "credential")])
+def test_a_catalogs_answer_cannot_send_the_credentials_to_another_host(
+    tmp_path: Path, good_catalog: str, thief_url: str, override: str, lake: str
+) -> None:
+    """``/v1/config`` overrides come after the configured properties: ``uri`` sent every later
+    request, with the bearer token, to the host the server named; ``oauth2-server-uri`` got the
+    client secret posted there. A request goes only where streamwarden.yaml points."""
+    _Catalog.overrides = {override: f"{thief_url}/v1/oauth/tokens" if override != "uri" else thief_url}
+    (tmp_path / "contracts").mkdir()
+    (tmp_path / "contracts" / "orders.yaml").write_text(CONTRACT, encoding="utf-8")
+    props = {"type": "rest", "uri": good_catalog, lake: "${ICEBERG_SECRET}"}
+    config = {"contracts": ["contracts/*.yaml"], "environments": {"prod": {"iceberg": {"catalogs": {"lake": props}}}}}
+    (tmp_path / "streamwarden.yaml").write_text(yaml.safe_dump(config), encoding="utf-8")
+    secret = f"client-id:{SECRET}" if lake == "credential" else TOKEN
+    p = sw("check", "--env", "prod", "--format", "json", cwd=tmp_path, env={"ICEBERG_SECRET": secret})
+    assert p.code == 1, p
+    assert_no_secret(p.output, SECRET, TOKEN)
+    assert _Thief.posted == [], _Thief.posted
+    found = [f["message"] for f in p.json()["findings"] if f["rule"] == "SW-FACT-001"]
+    assert found and "which is not where its configuration (uri, oauth2-server-uri) points" in found[0], p

@@ -200,7 +200,11 @@ def open_catalog(name: str, props: dict[str, str], timeout_ms: int | None = None
 
     timeout_s = timeout_ms / 1000 if isinstance(timeout_ms, int) and timeout_ms > 0 else rest_http.DEFAULT_TIMEOUT_S
     try:
-        with rest_http.bounded(rest_http.Settings(timeout_s=timeout_s)):
+        from pyiceberg.utils.config import Config
+
+        configured = {**(Config().get_catalog_config(name) or {}), **props}  # as load_catalog merges them
+        settings = rest_http.Settings(timeout_s=timeout_s, origins=rest_http.origins_of(configured))
+        with rest_http.bounded(settings):
             catalog = load_catalog(name, **props)
     except Exception as exc:
         raise IcebergFactsError(f"catalog '{name}' could not be opened: {_explain(exc, props)}") from None

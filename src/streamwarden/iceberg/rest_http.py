@@ -24,11 +24,12 @@ from __future__ import annotations
 import json
 import threading
 import zlib
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 from contextvars import ContextVar
 from dataclasses import dataclass
 from typing import Any
+from urllib.parse import urlsplit
 
 import requests
 from requests.adapters import HTTPAdapter
@@ -51,6 +52,26 @@ class RestHttpError(Exception):
 class Settings:
     timeout_s: float = DEFAULT_TIMEOUT_S
     cap: int = MAX_ANSWER_BYTES
+    # the scheme://host:port a request may go to: the configured uri's and oauth2-server-uri's
+    # (empty: any); a server's answer (a /v1/config override of uri) cannot add one
+    origins: frozenset[str] = frozenset()
+
+
+def origin(url: str) -> str:
+    """``scheme://host:port`` of ``url`` (the default port spelled out), "" when it has none."""
+    try:
+        parts = urlsplit(url)
+        port = parts.port or {"http": 80, "https": 443}.get(parts.scheme.lower())
+    except ValueError:
+        return ""
+    host = (parts.hostname or "").lower()
+    return f"{parts.scheme.lower()}://{host}:{port}" if host and port else ""
+
+
+def origins_of(properties: Mapping[str, Any]) -> frozenset[str]:
+    """Where a catalog configured with ``properties`` may be reached."""
+    found = {origin(str(properties.get(key) or "")) for key in ("uri", "oauth2-server-uri")}
+    return frozenset(o for o in found if o)
 
 
 _SETTINGS: ContextVar[Settings | None] = ContextVar("streamwarden_rest_catalog", default=None)
@@ -69,26 +90,54 @@ def bounded(settings: Settings) -> Iterator[None]:
         _SETTINGS.reset(token)
 
 
+class BoundedSession(requests.Session):
+    """A session whose every request goes through ``RestAdapter`` from its first one on (the
+    OAuth token is fetched while PyIceberg builds the session)."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        settings = _SETTINGS.get() or Settings()  # outside bounded(): the defaults, never no bound
+        self.mount("http://", RestAdapter(settings))
+        self.mount("https://", RestAdapter(settings))
+
+
+class _Requests:
+    """``requests`` as PyIceberg's OAuth2 manager calls it (``requests.post``), on a bounded session."""
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(requests, name)
+
+    @staticmethod
+    def post(url: str, **kwargs: Any) -> requests.Response:
+        with BoundedSession() as session:
+            return session.post(url, **kwargs)
+
+
 def install() -> None:
-    """Wrap ``RestCatalog._create_session`` (idempotent, thread-safe)."""
+    """Put the bounded session in PyIceberg's REST catalog and its OAuth2 manager, and keep a
+    signing adapter it mounts signing (idempotent, thread-safe)."""
     global _installed
     with _lock:
         if _installed:
             return
-        from pyiceberg.catalog.rest import RestCatalog
+        import pyiceberg.catalog.rest as rest
+        import pyiceberg.catalog.rest.auth as auth
 
-        create = RestCatalog._create_session
+        setattr(rest, "Session", BoundedSession)  # noqa: B010 (the name PyIceberg's module looks up)
+        setattr(auth, "requests", _Requests())  # noqa: B010
+        create = rest.RestCatalog._create_session
 
         def create_bounded(catalog: Any) -> requests.Session:
             session: requests.Session = create(catalog)
-            settings = _SETTINGS.get() or Settings()  # outside bounded(): the defaults, never no bound
+            settings = _SETTINGS.get() or Settings()
             for prefix, adapter in list(session.adapters.items()):
-                own = type(adapter) is HTTPAdapter or isinstance(adapter, RestAdapter)
-                signer = adapter if isinstance(adapter, HTTPAdapter) and not own else None
-                session.mount(prefix, RestAdapter(settings, signer))
+                if isinstance(adapter, RestAdapter):
+                    continue
+                signer = adapter if isinstance(adapter, HTTPAdapter) and type(adapter) is not HTTPAdapter else None
+                session.mount(prefix, RestAdapter(settings, signer))  # SigV4's, mounted for the catalog's uri
             return session
 
-        RestCatalog._create_session = create_bounded  # type: ignore[method-assign,assignment]
+        rest.RestCatalog._create_session = create_bounded  # type: ignore[method-assign,assignment]
         _installed = True
 
 
@@ -104,6 +153,16 @@ class RestAdapter(BoundedAdapter):
     def add_headers(self, request: requests.PreparedRequest, **kwargs: Any) -> None:
         if self.signer is not None:
             self.signer.add_headers(request, **kwargs)
+
+    def send(self, request: requests.PreparedRequest, *args: Any, **kwargs: Any) -> requests.Response:
+        where = origin(request.url or "")
+        if self.settings.origins and where not in self.settings.origins:
+            raise RestHttpError(
+                f"the catalog asked for a request to {self.shown_url(request.url or '')}, which is not where "
+                "its configuration (uri, oauth2-server-uri) points; a catalog's answer cannot send its "
+                "requests and credentials to another host, so none is made"
+            )
+        return super().send(request, *args, **kwargs)
 
     def shown_url(self, url: str) -> str:
         return secrets.cut(secrets.scrub(url.split("?", 1)[0], secrets.url_secrets(url)), 200)
