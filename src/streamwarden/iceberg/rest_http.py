@@ -3,10 +3,15 @@
 PyIceberg gives its ``requests`` session no timeout, retries nothing itself but follows redirects
 with the session's ``Authorization`` header, and reads a whole answer into memory: a catalog that
 drips a byte every few seconds held a run for ever, and one that answered gigabytes took them in
-memory. :func:`install` wraps ``RestCatalog._create_session`` (once per process) so that every
-session it makes, the one that fetches ``/v1/config`` and the OAuth token included, has
-``RestAdapter`` for every prefix it mounts. For every request:
+memory. :func:`install` (once per process) gives PyIceberg's REST catalog ``BoundedSession`` in
+place of ``requests.Session`` (``RestAdapter`` from its first request: the OAuth token is fetched
+while the session is built), routes its OAuth2 manager's ``requests.post`` through one, and wraps
+``RestCatalog._create_session`` so that an adapter PyIceberg mounts later is replaced too. For
+every request:
 
+- it goes only to the origin (scheme, host, port) of the configured ``uri`` or
+  ``oauth2-server-uri``: a ``/v1/config`` override naming another host sent the bearer token, or
+  the client secret, there;
 - one deadline for the whole exchange (``iceberg.timeout`` in ``streamwarden.yaml``, default
   30 s), one attempt, no redirect followed;
 - at most ``MAX_ANSWER_BYTES`` read, counted as the bytes come; a ``gzip`` or ``deflate`` body is
