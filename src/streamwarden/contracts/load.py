@@ -19,7 +19,7 @@ from streamwarden.contracts.validate import fast_check_for, validate_document
 from streamwarden.core import selfcheck
 from streamwarden.core.errors import ContractErrors, InputError, StreamwardenError
 from streamwarden.core.escape import shown_name
-from streamwarden.core.paths import display_path, relative_posix, resolved, resolved_dir, resolved_root
+from streamwarden.core.paths import display_path, relative_posix, relative_str, resolved, resolved_dir, resolved_root
 from streamwarden.core.resources import CONTRACT_SCHEMA, load_schema
 from streamwarden.core.runstate import current
 from streamwarden.core.secrets import scrub
@@ -209,6 +209,25 @@ def discover_contracts(
                 elif every_match or _looks_like_contract(p, texts, others):
                     found.append(p)
         return _dedupe(found), errors
+    # a path named inside the repository reads files of the repository only, as the globs do: a
+    # symbolic link a pull request commits there (to ~/.config/gh/hosts.yml...) is not followed
+    top = resolved_root(root)
+    spelled = os.path.abspath(root)
+
+    def leads_out(f: Path, where: str | None = None) -> bool:
+        written = os.path.abspath(f)
+        if not any(relative_str(written, str(t)) is not None for t in (spelled, top)):
+            return False  # named outside the repository on purpose
+        return relative_str(where, str(top)) is None if where is not None else relative_posix(resolved(f), top) is None
+
+    def refused(f: Path) -> InputError:
+        return InputError(
+            "leads outside the repository (a symbolic link?): it is not read",
+            file=display_path(f, root),
+            hint="contracts live in the repository; replace the link with the file",
+        )
+
+    named: list[Path] = []
     for arg in paths:
         p = Path(arg)
         if p.is_dir():
@@ -217,17 +236,20 @@ def discover_contracts(
             top_head = top_resolved if top_resolved.endswith(os.sep) else top_resolved + os.sep
             for name, below in _walk_yaml(p):
                 where = top_head + below if below is not None else None
+                if leads_out(Path(name), where):
+                    errors.append(refused(Path(name)))  # before a byte is read
+                    continue
                 f = _contract_candidate(name, texts, others, where)
                 if f is None:
                     continue
-                found.append(f)
+                named.append(f)
                 if where is not None:
                     # the walk entered no symbolic link and the file is none: its resolution is
                     # the resolved directory's and the rest of its path (no lstat per file)
                     current().resolved.setdefault(f, Path(where))
                     current().real.add(where)  # later steps ask for the resolved path's own resolution
         elif p.exists():
-            found.append(p)
+            named.append(p)
         else:
             errors.append(
                 InputError(
@@ -236,6 +258,11 @@ def discover_contracts(
                     hint="give a contract file or a directory that holds contracts",
                 )
             )
+    for f in named:
+        if leads_out(f):
+            errors.append(refused(f))
+        else:
+            found.append(f)
     return _dedupe(found), errors
 
 

@@ -27,12 +27,12 @@ def display_path_str(path: str, root: Path) -> str:
     pull request shows thousands of files)."""
     absolute = path if os.path.isabs(path) else os.path.join(os.getcwd(), path)
     if absolute in current().real:  # discovery reached it without a symbolic link: it is its own resolution
-        inside = _relative_str(absolute, str(resolved_root(root)))
+        inside = relative_str(absolute, str(resolved_root(root)))
         return shown_name(path if inside is None else inside)
     directory, name = os.path.split(absolute)
     if os.sep != "/" or name in ("", ".", "..") or os.path.islink(absolute):
         return display_path(Path(path), root)
-    inside = _relative_str(os.path.join(resolved_dir(directory), name), str(resolved_root(root)))
+    inside = relative_str(os.path.join(resolved_dir(directory), name), str(resolved_root(root)))
     return shown_name(path if inside is None else inside)
 
 
@@ -44,10 +44,11 @@ def relative_posix(path: Path, top: Path) -> str | None:
             return path.relative_to(top).as_posix()
         except ValueError:
             return None
-    return _relative_str(str(path), str(top))
+    return relative_str(str(path), str(top))
 
 
-def _relative_str(p: str, t: str) -> str | None:
+def relative_str(p: str, t: str) -> str | None:
+    """``p`` relative to ``t`` (both absolute, as strings), or None when it is not under it."""
     if p == t:
         return "."
     prefix = t if t.endswith("/") else t + "/"

@@ -1,9 +1,9 @@
 """The OPA server's REST API, as ``--engine opa`` uses it: opa-python-client (the ``opa`` extra)
 on a transport streamwarden bounds.
 
-The client's ``requests`` session gets ``BoundedAdapter`` for ``http://`` and ``https://`` in
-place of its own (whose retries would repeat a request the deadline already ended, and stretch
-it). For every request the adapter:
+The client's ``requests`` session gets ``OpaAdapter`` (on ``boundedhttp.BoundedAdapter``) for
+``http://`` and ``https://`` in place of its own (whose retries would repeat a request the deadline
+already ended, and stretch it). For every request the adapter:
 
 - reads the answer itself, under one deadline for the whole exchange (``serverhttp.Deadline``:
   connecting, the TLS handshake, sending, the headers and every byte of the body; when it passes,
@@ -27,12 +27,10 @@ shown. The session never reads ``~/.netrc``: it sends the bearer token or nothin
 
 from __future__ import annotations
 
-import http.client
 import json
 import os
-import socket
 import ssl
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from contextvars import ContextVar
 from dataclasses import dataclass
@@ -42,13 +40,11 @@ from urllib.parse import quote, urlsplit
 import requests
 import urllib3
 from opa_client.opa import OpaClient  # type: ignore[import-untyped,unused-ignore]
-from requests.adapters import HTTPAdapter
 from requests.auth import AuthBase
-from urllib3.connection import HTTPConnection, HTTPSConnection
-from urllib3.connectionpool import HTTPConnectionPool, HTTPSConnectionPool
 
 from streamwarden.core import secrets
-from streamwarden.core.serverhttp import TOO_DEEP, Deadline, loads_server_json, too_deep
+from streamwarden.core.boundedhttp import BoundedAdapter, causes, is_timeout, read_capped, truncated
+from streamwarden.core.serverhttp import TOO_DEEP, loads_server_json, too_deep
 
 DEFAULT_TIMEOUT_S = 30.0
 MAX_ANSWER_BYTES = 16 * 1024 * 1024  # a decision, a policy, a status: as much as Flink REST's answers
@@ -56,7 +52,6 @@ MAX_LIST_BYTES = 64 * 1024 * 1024  # the policy list: every module's source and 
 MAX_JSON_DEPTH = 64
 _ERROR_BYTES = 64 * 1024
 _ERROR_LINE = 300
-_CHUNK = 256 * 1024
 _HEADERS = {
     "Accept": "application/json",
     "User-Agent": "streamwarden",
@@ -95,7 +90,6 @@ ANSWER = Limits(MAX_ANSWER_BYTES, MAX_JSON_DEPTH)
 POLICY_LIST = Limits(MAX_LIST_BYTES, None)
 
 _LIMITS: ContextVar[Limits] = ContextVar("streamwarden_opa_limits", default=ANSWER)
-_WATCH: ContextVar[Deadline | None] = ContextVar("streamwarden_opa_deadline", default=None)
 
 
 @contextmanager
@@ -106,43 +100,6 @@ def reading(limits: Limits) -> Iterator[None]:
         yield
     finally:
         _LIMITS.reset(token)
-
-
-# -- the connections: every socket of an exchange is given to its deadline ----------------------
-def _watch(sock: object) -> None:
-    watch = _WATCH.get()
-    if watch is not None and isinstance(sock, socket.socket):
-        watch.attach(sock)
-
-
-class _WatchedConnection(HTTPConnection):
-    def _new_conn(self) -> socket.socket:
-        sock = super()._new_conn()
-        _watch(sock)  # from the TCP connection on: a TLS handshake or a proxy tunnel may drip too
-        return sock
-
-    def connect(self) -> None:
-        super().connect()
-        _watch(self.sock)  # the TLS socket that replaced the plain one
-
-    def request(self, *args: Any, **kwargs: Any) -> None:
-        _watch(self.sock)  # a connection kept alive from an earlier exchange
-        super().request(*args, **kwargs)
-
-
-class _WatchedTLSConnection(_WatchedConnection, HTTPSConnection):
-    pass
-
-
-class _Pool(HTTPConnectionPool):
-    ConnectionCls = _WatchedConnection
-
-
-class _TLSPool(HTTPSConnectionPool):
-    ConnectionCls = _WatchedTLSConnection
-
-
-_POOLS: dict[str, type[HTTPConnectionPool]] = {"http": _Pool, "https": _TLSPool}
 
 
 class _Answer(requests.Response):
@@ -160,30 +117,19 @@ class _Answer(requests.Response):
         return self.doc
 
 
-class BoundedAdapter(HTTPAdapter):
+class OpaAdapter(BoundedAdapter):
     """The transport of one OPA server. ``root`` is how the client spells the server's base URL
     (``scheme://host:port[/prefix]``), ``shown`` how messages name it (the URL as given, scrubbed)."""
 
     def __init__(self, root: str, shown: str, timeout_s: float, tls: ssl.SSLContext | None) -> None:
         self.root = root
         self.shown = shown
-        self.timeout_s = timeout_s
         self.tls = tls
-        super().__init__(max_retries=0)  # one attempt: a retry would start a second deadline
+        super().__init__(timeout_s)
 
-    def init_poolmanager(self, connections: int, maxsize: int, block: bool = False, **pool_kwargs: Any) -> None:
-        super().init_poolmanager(connections, maxsize, block, **pool_kwargs)
-        self.poolmanager.pool_classes_by_scheme = _POOLS
-
-    def proxy_manager_for(self, proxy: str, **proxy_kwargs: Any) -> Any:
-        """A proxy from the environment (``HTTPS_PROXY``, ``NO_PROXY``...): its connections are
-        watched as direct ones are. A SOCKS proxy's are not, so it is refused."""
-        manager = super().proxy_manager_for(proxy, **proxy_kwargs)
-        if not isinstance(manager, urllib3.ProxyManager):
-            shown = secrets.scrub(proxy, secrets.url_secrets(proxy))
-            raise OpaHttpError("unreachable", f"cannot reach {self.shown} through the proxy {shown}: use an HTTP proxy")
-        manager.pool_classes_by_scheme = _POOLS
-        return manager
+    def refused_proxy(self, proxy: str) -> Exception:
+        shown = secrets.scrub(proxy, secrets.url_secrets(proxy))
+        return OpaHttpError("unreachable", f"cannot reach {self.shown} through the proxy {shown}: use an HTTP proxy")
 
     # TLS: the context's CAs, never the client's bundle (requests' default) nor one of its own
     def build_connection_pool_key_attributes(
@@ -199,51 +145,16 @@ class BoundedAdapter(HTTPAdapter):
         conn.ca_certs = conn.ca_cert_dir = None
 
     # -- one exchange -------------------------------------------------------------------------
-    def send(
-        self,
-        request: requests.PreparedRequest,
-        stream: bool = False,
-        timeout: Any = None,
-        verify: Any = True,
-        cert: Any = None,
-        proxies: Mapping[str, str] | None = None,
-    ) -> requests.Response:
-        shown = self.shown_url(request.url or "")
-        limits = _LIMITS.get()
-        watch = Deadline(self.timeout_s)
-        bound = _WATCH.set(watch)
-        response: requests.Response | None = None
-        try:
-            try:
-                # the body is read here (stream), under the deadline; the timeout bounds each
-                # socket operation, the deadline all of them
-                response = super().send(
-                    request, stream=True, timeout=self.timeout_s, verify=verify, cert=cert, proxies=dict(proxies or {})
-                )
-                answer = self._answer(response, shown, limits)
-            finally:
-                _WATCH.reset(bound)
-                watch.cancel()
-            if watch.fired:
-                raise self._timed_out(shown)
-        except Exception as exc:
-            if response is not None:  # its connection may hold unread bytes: not kept alive
-                response.raw.close()
-                response.raw.release_conn()
-            if watch.fired:  # the deadline closed the socket: whatever broke, it is the timeout
-                raise self._timed_out(shown) from None
-            if isinstance(exc, OpaHttpError):
-                raise
-            raise self._request_error(exc, shown) from None
-        answer.raw.release_conn()
-        return answer
+    def own_error(self, exc: Exception) -> bool:
+        return isinstance(exc, OpaHttpError)
 
     def shown_url(self, url: str) -> str:
         if url.startswith(self.root):
             return self.shown + secrets.scrub(url[len(self.root) :])
         return secrets.scrub(url)
 
-    def _answer(self, response: requests.Response, shown: str, limits: Limits) -> _Answer:
+    def answer(self, response: requests.Response, shown: str) -> _Answer:
+        limits = _LIMITS.get()
         status = response.status_code
         if 300 <= status < 400:
             raise OpaHttpError(
@@ -254,13 +165,13 @@ class BoundedAdapter(HTTPAdapter):
             )
         if not 200 <= status < 300:
             try:
-                body = _read(response.raw, _ERROR_BYTES)[:_ERROR_BYTES]
+                body = read_capped(response.raw, _ERROR_BYTES)[:_ERROR_BYTES]
             except (OSError, urllib3.exceptions.HTTPError):
                 body = b""
             raise self._http_error(status, body, shown)
         declared = str(response.headers.get("Content-Length") or "")
         too_large = declared.isdigit() and int(declared) > limits.cap  # refused before a byte is read
-        body = b"" if too_large else _read(response.raw, limits.cap)
+        body = b"" if too_large else read_capped(response.raw, limits.cap)
         if too_large or len(body) > limits.cap:
             size = f"{limits.cap // (1024 * 1024)} MiB"
             raise OpaHttpError("too_large", f"{shown} answered more than {size}; refusing to read it")
@@ -288,26 +199,26 @@ class BoundedAdapter(HTTPAdapter):
             )
         return OpaHttpError("http", f"{shown} answered HTTP {status}{suffix}", status)
 
-    def _request_error(self, exc: Exception, shown: str) -> OpaHttpError:
-        causes = list(_causes(exc))
-        for cause in causes:
-            if isinstance(cause, http.client.IncompleteRead):
-                got = cause.partial if isinstance(cause.partial, int) else len(cause.partial)
-                of = f" of {got + cause.expected}" if isinstance(cause.expected, int) else ""
-                return OpaHttpError("truncated", f"{shown} closed the connection after {got}{of} bytes")
-        if any(_is_timeout(c) for c in causes):
-            return self._timed_out(shown)
-        for cause in causes:
+    def request_error(self, exc: Exception, shown: str) -> OpaHttpError:
+        found = list(causes(exc))
+        cut = truncated(found)
+        if cut is not None:
+            got, announced = cut
+            of = f" of {announced}" if announced is not None else ""
+            return OpaHttpError("truncated", f"{shown} closed the connection after {got}{of} bytes")
+        if any(is_timeout(c) for c in found):
+            return self.timed_out(shown)
+        for cause in found:
             if isinstance(cause, ssl.SSLError):
                 why = str(cause.reason or cause)
                 if isinstance(cause, ssl.SSLCertVerificationError) and cause.verify_message:
                     why += f" ({cause.verify_message})"  # what failed: self-signed, a hostname mismatch...
                 return OpaHttpError("tls", f"TLS error talking to {self.shown}: {why}")
-        failed = next((c for c in causes if isinstance(c, OSError) and c.strerror), None)
+        failed = next((c for c in found if isinstance(c, OSError) and c.strerror), None)
         text = failed.strerror.lower() if failed is not None and failed.strerror else str(exc) or type(exc).__name__
         return OpaHttpError("unreachable", f"cannot reach {self.shown} ({secrets.cut(text, _ERROR_LINE)})")
 
-    def _timed_out(self, shown: str) -> OpaHttpError:
+    def timed_out(self, shown: str) -> OpaHttpError:
         return OpaHttpError("timeout", f"no whole answer from {shown} within {self.timeout_s:g}s")
 
 
@@ -343,7 +254,7 @@ class OpaHttp:
             timeout=timeout_s,
         )
         root = self.client.root_url.removesuffix("/v1")
-        adapter = BoundedAdapter(root, self.shown, timeout_s, _tls_context() if tls else None)
+        adapter = OpaAdapter(root, self.shown, timeout_s, _tls_context() if tls else None)
         self.session: requests.Session = self.client._session
         self.session.mount("http://", adapter)
         self.session.mount("https://", adapter)
@@ -409,41 +320,6 @@ class OpaHttp:
         except Exception as exc:  # a request it could not make, or a success answer it could not use
             why = secrets.cut(f"{type(exc).__name__}: {exc}", _ERROR_LINE)
             raise OpaHttpError("client", f"the OPA client failed on {self.shown}{path}: {why}") from None
-
-
-def _read(raw: Any, cap: int) -> bytes:
-    """At most ``cap + 1`` bytes of a body, as they are sent (not decoded)."""
-    chunks: list[bytes] = []
-    size = 0
-    while size <= cap:
-        chunk: bytes = raw.read(min(_CHUNK, cap + 1 - size), decode_content=False)
-        if not chunk:
-            break
-        chunks.append(chunk)
-        size += len(chunk)
-    return b"".join(chunks)
-
-
-def _causes(exc: BaseException) -> Iterator[BaseException]:
-    """``exc`` and what it wraps: causes, contexts, urllib3's ``reason``, exceptions in ``args``."""
-    seen: set[int] = set()
-    pending = [exc]
-    while pending and len(seen) < 50:
-        cur = pending.pop(0)
-        if id(cur) in seen:
-            continue
-        seen.add(id(cur))
-        yield cur
-        nested = [cur.__cause__, cur.__context__, getattr(cur, "reason", None), *cur.args]
-        pending += [e for e in nested if isinstance(e, BaseException)]
-
-
-def _is_timeout(exc: BaseException) -> bool:
-    # urllib3's NewConnectionError (a refused connection, an unknown host) is a ConnectTimeoutError
-    # by inheritance only
-    if isinstance(exc, urllib3.exceptions.NewConnectionError):
-        return False
-    return isinstance(exc, (TimeoutError, urllib3.exceptions.TimeoutError))
 
 
 def _snippet(body: bytes) -> str:

@@ -27,7 +27,7 @@ from pathlib import Path
 from typing import Any
 
 from streamwarden.core import secrets
-from streamwarden.iceberg import compat
+from streamwarden.iceberg import classes, compat, ownconfig
 from streamwarden.iceberg.access import AccessRefused, Decision, Reader, access_of, decide
 
 _SECRET_KEY = re.compile(
@@ -152,6 +152,7 @@ def catalog_properties(
             f"environments.<env>.iceberg.catalogs.{name} in streamwarden.yaml (configured: {known})"
         )
     try:
+        ownconfig.install()  # never a .pyiceberg.yaml of the work tree (a pull request's)
         from pyiceberg.utils.config import Config
     except ImportError:
         raise IcebergFactsError(f"pyiceberg is not installed ({INSTALL_HINT})") from None
@@ -160,6 +161,7 @@ def catalog_properties(
     except Exception as exc:  # a broken ~/.pyiceberg.yaml
         raise IcebergFactsError(f"PyIceberg configuration could not be read: {describe(exc)}") from None
     if own:
+        classes.trust(own)  # the classes it names are the user's choice, as streamwarden.yaml's are
         return {}  # pyiceberg merges its own config for this name; nothing to add
     known = ", ".join(sorted(catalogs or {})) or "none"
     raise IcebergFactsError(
@@ -170,13 +172,21 @@ def catalog_properties(
     )
 
 
-def open_catalog(name: str, props: dict[str, str]) -> Any:
-    """``load_catalog(name, **props)``; a missing SQLite file is an error (never created)."""
+def open_catalog(name: str, props: dict[str, str], timeout_ms: int | None = None) -> Any:
+    """``load_catalog(name, **props)``; a missing SQLite file is an error (never created). A REST
+    catalog's requests are bounded (``iceberg.rest_http``): ``timeout_ms`` for each whole exchange
+    (``iceberg.timeout``; default 30 s), a size cap, no redirect."""
     try:
+        ownconfig.install()  # never a .pyiceberg.yaml of the work tree (a pull request's)
         from pyiceberg.catalog import load_catalog
     except ImportError:
         raise IcebergFactsError(f"pyiceberg is not installed ({INSTALL_HINT})") from None
+
     secrets.register(*secret_values(props))  # whatever prints them later in this process scrubs them
+    # a class PyIceberg loads by name comes from this configuration, never from a server's answer
+    # or a table property (iceberg.classes)
+    classes.install()
+    classes.trust(props)
     uri = props.get("uri", "")
     path = _sqlite_path(uri)
     if path is not None:
@@ -186,8 +196,16 @@ def open_catalog(name: str, props: dict[str, str]) -> Any:
     key = (name, tuple(sorted(props.items())))
     if key in _OPEN:
         return _OPEN[key]
+    from streamwarden.iceberg import rest_http
+
+    timeout_s = timeout_ms / 1000 if isinstance(timeout_ms, int) and timeout_ms > 0 else rest_http.DEFAULT_TIMEOUT_S
     try:
-        catalog = load_catalog(name, **props)
+        from pyiceberg.utils.config import Config
+
+        configured = {**(Config().get_catalog_config(name) or {}), **props}  # as load_catalog merges them
+        settings = rest_http.Settings(timeout_s=timeout_s, origins=rest_http.origins_of(configured))
+        with rest_http.bounded(settings):
+            catalog = load_catalog(name, **props)
     except Exception as exc:
         raise IcebergFactsError(f"catalog '{name}' could not be opened: {_explain(exc, props)}") from None
     _OPEN[key] = catalog  # many contracts in one run share a catalog (and its connection pool)
@@ -306,7 +324,9 @@ def open_contract_table(
             catalog_name, (iceberg_env or {}).get("catalogs"), root, use_pyiceberg_config=access.use_pyiceberg_config
         )
         with compat.recording() as adapted:
-            table = open_table(open_catalog(catalog_name, props), catalog_name, identifier, props)
+            timeout_ms = (iceberg_env or {}).get("timeout")
+            catalog = open_catalog(catalog_name, props, timeout_ms if isinstance(timeout_ms, int) else None)
+            table = open_table(catalog, catalog_name, identifier, props)
     except IcebergFactsError:
         raise
     except Exception as exc:  # a configuration shape no check expected: still a gap, never a traceback
@@ -317,6 +337,10 @@ def open_contract_table(
 
 def _explain(exc: BaseException, props: Mapping[str, Any], *, metadata: bool = False) -> str:
     """A short cause for the common failures, then the redacted original message."""
+    from streamwarden.iceberg.rest_http import RestHttpError
+
+    if isinstance(exc, (classes.UntrustedClass, RestHttpError)):
+        return _bounded(redact(str(exc), props))
     refused = compat.refusal(exc) if metadata else None
     if refused is not None:  # the field refused, and whether that is a reader limit or invalid metadata
         return _bounded(redact(refused, props))
