@@ -76,7 +76,7 @@ def test_without_java_data_rules_are_skipped_and_the_rest_still_run(tmp_path: Pa
         import json, sys
         from pathlib import Path
         from tests.data_contract import check, contract_text
-        env = {json.dumps(lake.environment())}
+        env = {lake.environment()!r}
         data, findings = check(Path({str(tmp_path)!r}), contract_text({QUALITY!r}, {RETENTION!r}), env)
         found = [{{"rule": f.rule, "path": f.path, "message": f.message}} for f in findings]
         print(json.dumps({{"data": data, "findings": found, "modules": {SPARK_MODULES}}}))

@@ -183,3 +183,20 @@ def test_a_pull_request_pointing_a_sink_at_another_contracts_table_is_breaking(t
     (change,) = pipelines["payments"]["changes"]
     assert (change["path"], change["class"], change["rule"]) == ("job.sinks[0].table", "breaking", "SW-TABLE-014")
     assert pipelines.get("orders-enrichment") is None or pipelines["orders-enrichment"]["changes"] == []
+
+
+def test_a_conflict_the_base_already_held_is_reported_but_not_listed_as_a_change(tmp_path: Path) -> None:
+    # two contracts already wrote sales.orders at the base; the PR adds a third. The old pair
+    # still fails the check, but the review lists only what the PR changed (the newcomer), with
+    # the cache or without it
+    copy = CLEAN_CONTRACT.replace("name: orders-enrichment", "name: orders-enrichment-v2")
+    repo = pull_request(tmp_path, {"orders": CLEAN_CONTRACT, "orders-v2": copy}, {"replay": replay()})
+    _, found = check(repo.path, "--base", "main", "--no-cache")
+    assert {f["pipeline"] for f in found} == {"orders-enrichment", "orders-enrichment-v2", "orders-replay"}
+    for cache in (("--no-cache",), ("--cache", str(tmp_path / "c")), ("--cache", str(tmp_path / "c"))):
+        p = sw("check", "--base", "main", "--format", "json", "--now", NOW, *cache, cwd=repo.path)
+        assert p.code == 1, p
+        p = sw("diff", "--base", "main", "--format", "json", "--now", NOW, cwd=repo.path)
+        listed = {x["pipeline"]: x["changes"] for x in p.json()["pipelines"]}
+        assert [c["rule"] for c in listed["orders-replay"]] == ["SW-TABLE-014"]
+        assert listed.get("orders-enrichment", []) == [] and listed.get("orders-enrichment-v2", []) == []

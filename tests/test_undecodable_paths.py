@@ -230,8 +230,8 @@ def test_regorus_refusing_an_escaped_surrogate_is_an_input_error(monkeypatch: py
     # the text as regorus saw it before (ASCII with a \udc80 escape): its RuntimeError is mapped too
     original = RegorusEngine._evaluate_files
 
-    def escaped(self: RegorusEngine, files: Any, text: str, packages: Any) -> Any:
-        return original(self, files, json.dumps(json.loads(text)), packages)
+    def escaped(self: RegorusEngine, files: Any, text: str, packages: Any, traced: Any) -> Any:
+        return original(self, files, json.dumps(json.loads(text)), packages, traced)
 
     monkeypatch.setattr(RegorusEngine, "_evaluate_files", escaped)
     _refused(RegorusEngine(load_policy_set()), _doc("\udc80"))

@@ -22,7 +22,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from streamwarden import secrets
+from streamwarden import secrets, writers
 from streamwarden.findings import Finding
 from streamwarden.yamlsafe import join_index, join_key
 
@@ -268,6 +268,15 @@ def diff_rules(result: Any) -> set[str]:
     return policy_set.diff_rule_ids() if policy_set is not None else set()
 
 
+def _across_contracts(result: Any) -> set[str]:
+    """The diff rules judged once per run across the repository's contracts (package
+    streamwarden.writers), not per contract."""
+    policy_set = getattr(result, "policy_set", None)
+    if policy_set is None:
+        return set()
+    return {r.id for r in policy_set.rules.values() if r.kind == "diff" and r.package == writers.PACKAGE}
+
+
 def review(result: Any) -> list[dict[str, Any]]:
     """Per pipeline: its status and classified changes, from a run with ``base_ref`` and kept inputs."""
     diff_ids = diff_rules(result)
@@ -278,8 +287,14 @@ def review(result: Any) -> list[dict[str, Any]]:
     out: list[dict[str, Any]] = []
     unchanged: list[tuple[int, Any]] = []  # (position in out, ref): same meaning; did the file change?
     cached: frozenset[str] = getattr(result, "cached", frozenset())
+    across = _across_contracts(result)
     for ref in result.pipelines:
         findings = by_pipeline.get(ref.name, [])
+        if across and result.base is not None and result.base.unchanged(_head_path(result.base.root, ref.file)):
+            # a file the pull request leaves as it is lists no change, whether the cache answered it
+            # or not: a rule judged across the contracts (one writer per table) found there what the
+            # base already held (the check still reports it; the review lists what the PR changes)
+            findings = [f for f in findings if f.rule not in across]
         if ref.name not in result.inputs and ref.name in cached:
             # answered by the result cache, which answers, in a pull request, only a file the pull
             # request leaves as it is (the base's bytes) whose findings hold nothing for the review
@@ -379,6 +394,12 @@ def _reworded(base: Any, unchanged: list[tuple[int, Any]]) -> list[tuple[int, di
             note = f"No change in meaning: the file moved from {old.file} and changed only in comments or formatting."
         out.append((at, {"pipeline": ref.name, "status": "changed", "file": ref.file, "changes": [], "note": note}))
     return out
+
+
+def _head_path(root: Path, shown: str) -> Path:
+    """The head contract's file (``shown`` is root-relative where possible)."""
+    path = Path(shown)
+    return path if path.is_absolute() or not (root / path).exists() else root / path
 
 
 def _head_bytes(root: Path, shown: str) -> bytes | None:
