@@ -209,6 +209,13 @@ gate_severity := {"severity": "error"} if {
 	input.mode == "gate"
 } else := {}
 
+# flink_job_ref(fl): the running job for a message, with its state (fl: a flink_job):
+# "RUNNING job orders (jid 4d986ca0…)".
+flink_job_ref(fl) := sprintf("%s job %s (jid %s…)", [fl.job.state, fl.job_name, substring(fl.job_id, 0, 8)])
+
+# data_table_name(d): the scanned table for a message (d: input.facts.data): "db.t (catalog lake)".
+data_table_name(d) := sprintf("%v (catalog %v)", [d.table, d.catalog])
+
 # iceberg_name(ice): the live table for a message: "db.table (catalog lake)".
 iceberg_name(ice) := sprintf("%s (catalog %s)", [ice.identifier, ice.catalog])
 
@@ -236,6 +243,17 @@ list_at(c, path) := xs if {
 	xs := object.get(c, path, [])
 	is_array(xs)
 } else := []
+
+# consumer_names(c): the names contract c declares under metadata.consumers[].name, in order
+# (entries that are not objects or have no string name are skipped).
+consumer_names(c) := [n |
+	xs := object.get(c, ["metadata", "consumers"], [])
+	is_array(xs)
+	some x in xs
+	is_object(x)
+	n := object.get(x, "name", null)
+	is_string(n)
+]
 
 # diff_base_name(inp): the base for a message: "the base (REF)", or "the base" without a ref.
 diff_base_name(inp) := sprintf("the base (%s)", [r]) if {

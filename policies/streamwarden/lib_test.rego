@@ -453,6 +453,18 @@ test_diff_head_is_an_object_contract if {
 	not diff_head("junk")
 }
 
+test_consumer_names_in_order_skipping_what_has_no_name if {
+	c := {"metadata": {"consumers": [{"name": "bi"}, "junk", {"team": "x"}, {"name": 7}, {"name": "ml"}]}}
+	consumer_names(c) == ["bi", "ml"]
+	consumer_names({"metadata": {"consumers": "junk"}}) == []
+	consumer_names({}) == []
+}
+
+test_flink_job_ref_and_data_table_name if {
+	flink_job_ref({"job": {"state": "RUNNING"}, "job_name": "orders", "job_id": "4d986ca0aa11bb22"}) == "RUNNING job orders (jid 4d986ca0…)"
+	data_table_name({"table": "db.t", "catalog": "lake"}) == "db.t (catalog lake)"
+}
+
 test_list_at_a_list_or_nothing if {
 	list_at({"a": {"b": [1, 2]}}, ["a", "b"]) == [1, 2]
 	list_at({"a": [3]}, "a") == [3]

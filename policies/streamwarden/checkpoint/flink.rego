@@ -17,7 +17,7 @@ import data.streamwarden.lib
 _flink := lib.flink_job(input.facts.flink)
 
 # "running job orders (jid 4d986ca0…)", with the job's state.
-_flink_ref := sprintf("%s job %s (jid %s…)", [_flink.job.state, _flink.job_name, substring(_flink.job_id, 0, 8)])
+_flink_ref := lib.flink_job_ref(_flink)
 
 _flink_running if _flink.job.state == "running"
 

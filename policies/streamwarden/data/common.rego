@@ -16,7 +16,7 @@ _data := lib.gathered(input.facts.data)
 
 _quality := object.get(input.contract, "quality", {})
 
-_table_name := sprintf("%v (catalog %v)", [_data.table, _data.catalog])
+_table_name := lib.data_table_name(_data)
 
 # A time column the scan could not measure: missing from the table, or of a type without time.
 _unmeasurable(fact, field) := sprintf("%s %s does not exist in the live table schema of %s", [field, fact.column, _table_name]) if {

@@ -68,12 +68,9 @@ warn contains f if {
 _promise_head := lib.diff_head(input.contract)
 
 # The consumers the base promised things to.
-_promise_consumers := [n |
-	some x in lib.list_at(lib.diff_base(input), ["metadata", "consumers"])
-	is_object(x)
-	n := object.get(x, "name", null)
-	is_string(n)
-]
+_promise_consumers := names if {
+	names := lib.consumer_names(lib.diff_base(input))
+} else := []
 
 _promise_lower(old, new, _) if {
 	is_number(new)

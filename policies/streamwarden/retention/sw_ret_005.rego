@@ -51,7 +51,7 @@ deny contains f if {
 
 _rd := lib.gathered(input.facts.data)
 
-_rd_name := sprintf("%v (catalog %v)", [_rd.table, _rd.catalog])
+_rd_name := lib.data_table_name(_rd)
 
 _rd_evidence(spec, fact, cutoff) := {
 	"column": spec.column,

@@ -42,17 +42,9 @@ import data.streamwarden.lib
 
 # ---------------------------------------------------------------- inputs
 
-_evo_base_doc := b if {
-	b := object.get(input, "base", null)
-	is_object(b)
-}
+_evo_base_doc := lib.diff_base_doc(input)
 
-_evo_base := c if {
-	b := _evo_base_doc
-	object.get(b, "status", "present") == "present"
-	c := object.get(b, "contract", null)
-	is_object(c)
-}
+_evo_base := lib.diff_base(input)
 
 _evo_head := lib.diff_head(input.contract)
 
@@ -61,9 +53,7 @@ _evo_base_ref := object.get(_evo_base_doc, "ref", null)
 
 _evo_base_commit := object.get(_evo_base_doc, "commit", null)
 
-_evo_base_name := sprintf("the base (%s)", [_evo_base_ref]) if {
-	is_string(_evo_base_ref)
-} else := "the base"
+_evo_base_name := lib.diff_base_name(input)
 
 _evo_fields(c) := fs if {
 	fs := object.get(c, ["table", "schema"], null)
@@ -559,15 +549,10 @@ _evo_widened_from(hi) := array.concat(
 # ---------------------------------------------------------------- SW-SCHEMA-012
 
 # The consumers the base declares (metadata.consumers[].name): who reads the table as it is.
-_evo_consumers := [n |
+_evo_consumers := names if {
 	_evo_base
-	cs := object.get(input.base.contract, ["metadata", "consumers"], [])
-	is_array(cs)
-	some c in cs
-	is_object(c)
-	n := object.get(c, "name", null)
-	is_string(n)
-]
+	names := lib.consumer_names(input.base.contract)
+} else := []
 
 # The base protects its consumers' columns: protect_consumers in force and consumers declared.
 _evo_protects if {

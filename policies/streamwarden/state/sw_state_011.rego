@@ -34,9 +34,9 @@ warn contains f if {
 	f := {
 		"rule": "SW-STATE-011",
 		"message": sprintf(
-			"%s job %s (jid %s…): %s holds %s of state (from %s), above contract state.max_size %s",
+			"%s: %s holds %s of state (from %s), above contract state.max_size %s",
 			[
-				_flink_job.job.state, _flink_job.job_name, substring(_flink_job.job_id, 0, 8),
+				lib.flink_job_ref(_flink_job),
 				_flink_checkpoint_text(found.checkpoint), lib.fmt_size(found.size), found.from, lib.fmt_bytes(max_size),
 			],
 		),
