@@ -332,11 +332,11 @@ def test_the_only_built_in_file_a_static_check_evaluates_that_may_read_the_time_
     policy_set = load_policy_set(builtin_tests=False)
     static = {"contract": {}, "base": None, "facts": {"deployment": {"configured": True}}, "now_ms": 0, "mode": "check"}
     readers = {f.display for f in policy_set.files_for(static) if f.now_reads}
-    assert readers == {"policies/streamwarden/waiver.rego"}
+    assert readers == {"policies/streamwarden/waiver/sw_waiver_001.rego"}
     assert all(f.package == "streamwarden.waiver" for f in policy_set.files if f.display in readers)
     # where it reads it: one site compares the time with a waiver's end, the other with the instant
     # its expires day comes within waivers.max_horizon (cache.timing_for knows both thresholds). A
     # new read site must be taught to timing_for before this list changes.
-    (waiver,) = [f for f in policy_set.files if f.display == "policies/streamwarden/waiver.rego"]
+    (waiver,) = [f for f in policy_set.files if f.display == "policies/streamwarden/waiver/sw_waiver_001.rego"]
     lines = waiver.source.splitlines()
     assert [lines[first - 1].strip() for first, _ in waiver.now_reads] == ["now_ms := input.now_ms"] * 2

@@ -19,13 +19,15 @@ from streamwarden.flink import deployment_files
 
 FIXTURES = Path(__file__).parent / "fixtures" / "deploy"
 POLICIES = Path(__file__).resolve().parent.parent / "policies" / "streamwarden"
+# lib.rego and every rule and helper file of the packages that read the deployment facts
 POLICY_FILES = (
     "lib.rego",
-    "checkpoint.rego",
-    "state.rego",
-    "deployment.rego",
-    "checkpoint_deployment.rego",
-    "state_deployment.rego",
+    *(
+        p.relative_to(POLICIES).as_posix()
+        for package in ("checkpoint", "state", "deployment")
+        for p in sorted((POLICIES / package).glob("*.rego"))
+        if not p.name.endswith("_test.rego")
+    ),
 )
 
 # The normalized contract the fixtures were written for (durations in ms, sizes in bytes).

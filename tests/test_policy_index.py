@@ -51,7 +51,7 @@ def pack(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
 
 
 def test_a_file_edited_after_the_index_was_written_is_parsed(pack: Path) -> None:
-    state = pack / "streamwarden" / "state.rego"
+    state = pack / "streamwarden" / "state" / "sw_state_003.rego"
     text = state.read_text(encoding="utf-8")
     old = "title: Keyed state must expire"
     assert old in text

@@ -4,7 +4,6 @@ compares the base with the head). METADATA is read with the safe YAML loader."""
 
 from __future__ import annotations
 
-from pathlib import Path
 from types import SimpleNamespace
 
 import pytest
@@ -50,7 +49,8 @@ def test_the_builtin_diff_rules_are_the_ones_that_compare_base_and_head() -> Non
 def test_the_builtin_pack_declares_requires_only_in_metadata() -> None:
     for f in PACK.files:
         assert "# streamwarden:requires" not in f.source, f.display
-    assert {Path(f.display).stem for f in PACK.runtime_files if f.requires} >= {"schema", "removal", "state_diff"}
+    declaring = {f.display.removeprefix("policies/streamwarden/") for f in PACK.runtime_files if f.requires}
+    assert declaring >= {"schema/common.rego", "removal/sw_schema_011.rego", "state/diff.rego"}
 
 
 def test_no_builtin_package_has_two_package_scoped_blocks() -> None:

@@ -20,7 +20,7 @@ from tests.conftest import invoke
 from streamwarden.core.errors import PolicyError
 from streamwarden.core.selfcheck import SelfCheckError
 from streamwarden.engine import load_policy_set
-from streamwarden.engine.policyset import PolicySet, condition_holds, parse_policy
+from streamwarden.engine.policyset import PolicyFile, PolicySet, condition_holds, parse_policy
 from streamwarden.engine.regorus_engine import RegorusEngine, _Compiled
 
 PACK = load_policy_set()
@@ -39,17 +39,26 @@ def _subsets() -> dict[tuple[str, ...], list[Any]]:
     return out
 
 
+def _name(f: PolicyFile) -> str:
+    """policies/streamwarden/checkpoint/flink.rego -> checkpoint/flink"""
+    return f.display.removeprefix("policies/streamwarden/").removesuffix(".rego")
+
+
 def test_the_builtin_pack_marks_its_live_diff_and_gate_files() -> None:
-    marked = {Path(f.display).stem: f.requires for f in PACK.runtime_files if f.requires}
-    assert marked["checkpoint_flink"] == ("facts.flink",)
-    assert marked["table_lineage"] == ("facts.iceberg",)
-    assert marked["data"] == ("facts.data",)
-    assert marked["schema"] == ("base",)
-    assert marked["recovery_gate"] == ("facts.savepoint", "mode.gate")
-    assert marked["writers"] == ("mode.writers",)  # once per run, on the tables several contracts write
-    # the contract-only rules, SW-FACT-001 and the repository-level rules are always evaluated
-    for always in ("checkpoint", "state", "table", "retention", "recovery", "waiver", "facts", "policy", "lib"):
-        assert always not in marked
+    marked = {_name(f): f.requires for f in PACK.runtime_files if f.requires}
+    assert marked["checkpoint/flink"] == ("facts.flink",)
+    assert marked["checkpoint/sw_ckpt_001_running"] == ("facts.flink",)
+    assert marked["table/lineage"] == ("facts.iceberg",)
+    assert marked["data/common"] == ("facts.data",)
+    assert marked["schema/common"] == ("base",)
+    assert marked["recovery/gate"] == ("facts.savepoint", "mode.gate")
+    assert marked["writers/sw_table_014"] == ("mode.writers",)  # once per run, on tables several contracts write
+    # the contract-only rules (a rule's own file), SW-FACT-001 and the repository-level rules are
+    # always evaluated
+    always = ("checkpoint/common", "checkpoint/sw_ckpt_001", "state/common", "table/common", "table/sw_table_004")
+    for name in (*always, "retention/sw_ret_002", "recovery/common", "waiver/sw_waiver_001", "facts/common"):
+        assert name not in marked
+    assert "policy/sw_policy_001" not in marked and "lib" not in marked
     assert CONDITIONS == [
         "base",
         "facts.data",
@@ -113,11 +122,14 @@ def test_conditions(condition: str, doc: dict[str, Any], holds: bool) -> None:
 
 
 def test_a_static_input_evaluates_only_the_unmarked_files() -> None:
-    selected = {Path(f.display).stem for f in PACK.files_for(_doc())}
-    assert "checkpoint" in selected and "facts" in selected
-    assert not selected & {"checkpoint_flink", "table_iceberg", "schema", "recovery_gate", "deployment", "data"}
-    live = {Path(f.display).stem for f in PACK.files_for(_doc(flink={"configured": True, "available": True}))}
-    assert live - selected == {"checkpoint_flink", "checkpoint_running", "state_flink", "retention_savepoint"}
+    selected = {_name(f) for f in PACK.files_for(_doc())}
+    assert "checkpoint/common" in selected and "facts/sw_fact_001" in selected
+    assert not selected & {"checkpoint/flink", "table/iceberg", "schema/common", "recovery/gate", "deployment/common"}
+    assert "data/common" not in selected and "checkpoint/sw_ckpt_001_running" not in selected
+    live = {_name(f) for f in PACK.files_for(_doc(flink={"configured": True, "available": True}))}
+    flink = {_name(f) for f in PACK.runtime_files if "facts.flink" in f.requires}
+    assert live - selected == flink
+    assert {"checkpoint/flink", "checkpoint/running", "state/sw_state_011", "retention/sw_ret_007"} <= flink
 
 
 def test_a_live_finding_still_fires_through_selection() -> None:

@@ -66,6 +66,22 @@ fmt_bytes(b) := "0B" if {
 	out := sprintf("%vB", [b])
 } else := sprintf("%v", [b])
 
+# fmt_size(b): a measured size in bytes for a message, to a tenth of the largest unit it reaches:
+# 15032385536 -> "14.0GiB", 1536 -> "1.5KiB", under a KiB -> "512B".
+# (fmt_bytes prints a contract value exactly as the contract would write it; a measure is not one.)
+fmt_size(b) := out if {
+	fits := [u | some u in _byte_units; b >= u.size]
+	count(fits) > 0
+	tenths := round((b * 10) / fits[0].size)
+	out := sprintf("%v.%v%s", [floor(tenths / 10), tenths % 10, fits[0].unit])
+} else := sprintf("%vB", [b])
+
+# digits_value(s): a string of decimal digits as a number ("" and leading zeros included:
+# to_number refuses "08"; "" is 0).
+digits_value(s) := 0 if {
+	trim_left(s, "0") == ""
+} else := to_number(trim_left(s, "0"))
+
 # blank(x): x is absent-like: not a string, or only whitespace.
 blank(x) if not is_string(x)
 
@@ -149,6 +165,16 @@ exactly_once_sink_labels(contract) := [label |
 	label := object.get(s, "name", sprintf("job.sinks[%d]", [i]))
 ]
 
+# checkpointing_reasons(operators, sinks): why the pipeline must checkpoint (SW-CKPT-001,
+# SW-CKPT-004), for messages, from the contract's state.operators and the labels of its
+# exactly-once sinks (exactly_once_sink_labels): it keeps state, then it has exactly-once sinks;
+# empty when neither holds. (The caller reads both from input.contract, where the contract
+# reference's scan of the rules sees it read them.)
+checkpointing_reasons(operators, sinks) := array.concat(
+	[sprintf("it keeps state (%d operators under state.operators)", [count(operators)]) | count(operators) > 0],
+	[sprintf("it has exactly-once sinks (%s)", [concat(", ", sinks)]) | count(sinks) > 0],
+)
+
 # exactly_once_sink_names(contract): the set of the names those sinks declare (null for a sink
 # without one; several unnamed sinks are one null).
 exactly_once_sink_names(contract) := {name |
@@ -160,6 +186,35 @@ exactly_once_sink_names(contract) := {name |
 # iceberg(inp): inp.facts.iceberg when the catalog gatherer read the table (available true);
 # undefined otherwise, so every rule on live table facts is silent without them.
 iceberg(inp) := inp.facts.iceberg if inp.facts.iceberg.available == true
+
+# Helpers that receive one section of the input, never `input` itself: a function given the
+# whole input may read input.now_ms as far as the result cache can tell (engine/timeread.py), and
+# a static check that ran one would keep each contract's findings for that instant only.
+
+# flink_job(fl): fl (input.facts.flink) when the Flink gatherer found the pipeline's job and read
+# its details; undefined otherwise, so every rule on the running job is silent without them.
+flink_job(fl) := fl if {
+	fl.available == true
+	fl.job_found == true
+	fl.job.available == true
+}
+
+# gathered(section): a facts section (input.facts.savepoint, input.facts.data) when its gatherer
+# read it (available true); undefined otherwise.
+gathered(section) := section if section.available == true
+
+# gate_severity: {"severity": "error"} in the gate (input.mode "gate", which fails closed on what
+# a rule reports), {} elsewhere: object.union it into a finding whose rule warns otherwise.
+gate_severity := {"severity": "error"} if {
+	input.mode == "gate"
+} else := {}
+
+# flink_job_ref(fl): the running job for a message, with its state (fl: a flink_job):
+# "RUNNING job orders (jid 4d986ca0…)".
+flink_job_ref(fl) := sprintf("%s job %s (jid %s…)", [fl.job.state, fl.job_name, substring(fl.job_id, 0, 8)])
+
+# data_table_name(d): the scanned table for a message (d: input.facts.data): "db.t (catalog lake)".
+data_table_name(d) := sprintf("%v (catalog %v)", [d.table, d.catalog])
 
 # iceberg_name(ice): the live table for a message: "db.table (catalog lake)".
 iceberg_name(ice) := sprintf("%s (catalog %s)", [ice.identifier, ice.catalog])
@@ -178,6 +233,27 @@ diff_base(inp) := c if {
 	c := object.get(b, "contract", null)
 	is_object(c)
 }
+
+# diff_head(c): the pull request's contract c (input.contract) when it is an object (a removed
+# pipeline has none).
+diff_head(c) := c if is_object(c)
+
+# list_at(c, path): the list at path in object c ([] when it is absent or not a list).
+list_at(c, path) := xs if {
+	xs := object.get(c, path, [])
+	is_array(xs)
+} else := []
+
+# consumer_names(c): the names contract c declares under metadata.consumers[].name, in order
+# (entries that are not objects or have no string name are skipped).
+consumer_names(c) := [n |
+	xs := object.get(c, ["metadata", "consumers"], [])
+	is_array(xs)
+	some x in xs
+	is_object(x)
+	n := object.get(x, "name", null)
+	is_string(n)
+]
 
 # diff_base_name(inp): the base for a message: "the base (REF)", or "the base" without a ref.
 diff_base_name(inp) := sprintf("the base (%s)", [r]) if {

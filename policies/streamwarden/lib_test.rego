@@ -219,6 +219,35 @@ example_input := {
 	"environment": null,
 }
 
+# contract_with(patch): an input document of the example contract with `patch` deep-merged into it;
+# contract_without(paths): of the example contract without the fields at `paths`
+# ("checkpoint/storage").
+# Always bind a `with` value to a local first (`inp := lib.contract_with(...)`,
+# `inp := lib.example_input`): in regorus 0.13, when the value of `with input as` is a function
+# call or a rule of another package, functions of that package that read its own rules
+# (lib.fmt_ms reading _ms_units) evaluate wrongly inside the `with`, so messages (and findings)
+# silently change.
+contract_with(patch) := {"contract": object.union(example_contract, patch)}
+
+contract_without(paths) := {"contract": json.remove(example_contract, paths)}
+
+# base_doc(base): input.base of a pull request whose base branch holds contract `base`;
+# diff_input(base, head): the input document of contract `head` against it.
+base_doc(base) := {
+	"ref": "origin/main",
+	"commit": "b0b0b0b0",
+	"file": "contracts/orders.yaml",
+	"status": "present",
+	"error": null,
+	"contract": base,
+	"history": [],
+}
+
+diff_input(base, head) := {"contract": head, "base": base_doc(base)}
+
+# rule_ids(findings): the rule ids of the findings.
+rule_ids(findings) := {f.rule | some f in findings}
+
 # rule_paths(findings, id): the paths of the findings with that rule id.
 rule_paths(findings, id) := {f.path | some f in findings; f.rule == id}
 
@@ -383,6 +412,82 @@ test_iceberg_only_when_available if {
 	not iceberg({"facts": {}})
 	not iceberg({})
 	iceberg_name(ice) == "db.t (catalog lake)"
+}
+
+test_checkpointing_reasons_state_first_then_exactly_once_sinks if {
+	sinks := exactly_once_sink_labels(_t_sinks)
+	checkpointing_reasons([], sinks) == ["it has exactly-once sinks (orders, job.sinks[1], orders)"]
+	checkpointing_reasons([{"uid": "a"}, {"uid": "b"}], sinks) == [
+		"it keeps state (2 operators under state.operators)",
+		"it has exactly-once sinks (orders, job.sinks[1], orders)",
+	]
+	checkpointing_reasons([{"uid": "a"}], []) == ["it keeps state (1 operators under state.operators)"]
+	checkpointing_reasons([], []) == []
+}
+
+test_flink_job_only_when_the_job_was_found_and_read if {
+	fl := {"available": true, "job_found": true, "job": {"available": true, "state": "running"}}
+	flink_job(fl) == fl
+	not flink_job(object.union(fl, {"available": false}))
+	not flink_job(object.union(fl, {"job_found": false}))
+	not flink_job(object.union(fl, {"job": {"available": false}}))
+	not flink_job({})
+}
+
+test_gathered_only_when_available if {
+	sp := {"available": true, "location": "s3://sp/1"}
+	gathered(sp) == sp
+	not gathered({"available": false, "configured": true})
+	not gathered({})
+}
+
+test_gate_severity_is_an_error_in_the_gate_only if {
+	gate_severity == {"severity": "error"} with input as {"mode": "gate"}
+	gate_severity == {} with input as {"mode": "check"}
+	gate_severity == {} with input as {}
+}
+
+test_diff_head_is_an_object_contract if {
+	diff_head({"x": 1}) == {"x": 1}
+	not diff_head(null)
+	not diff_head("junk")
+}
+
+test_consumer_names_in_order_skipping_what_has_no_name if {
+	c := {"metadata": {"consumers": [{"name": "bi"}, "junk", {"team": "x"}, {"name": 7}, {"name": "ml"}]}}
+	consumer_names(c) == ["bi", "ml"]
+	consumer_names({"metadata": {"consumers": "junk"}}) == []
+	consumer_names({}) == []
+}
+
+test_flink_job_ref_and_data_table_name if {
+	flink_job_ref({"job": {"state": "RUNNING"}, "job_name": "orders", "job_id": "4d986ca0aa11bb22"}) == "RUNNING job orders (jid 4d986ca0…)"
+	data_table_name({"table": "db.t", "catalog": "lake"}) == "db.t (catalog lake)"
+}
+
+test_list_at_a_list_or_nothing if {
+	list_at({"a": {"b": [1, 2]}}, ["a", "b"]) == [1, 2]
+	list_at({"a": [3]}, "a") == [3]
+	list_at({"a": {"b": "junk"}}, ["a", "b"]) == []
+	list_at({}, ["a", "b"]) == []
+}
+
+test_fmt_size_to_a_tenth_of_the_largest_unit if {
+	fmt_size(15032385536) == "14.0GiB"
+	fmt_size(1536) == "1.5KiB"
+	fmt_size(1024) == "1.0KiB"
+	fmt_size(1073741823) == "1024.0MiB"
+	fmt_size(2199023255552) == "2.0TiB"
+	fmt_size(512) == "512B"
+	fmt_size(0) == "0B"
+}
+
+test_digits_value_with_leading_zeros if {
+	digits_value("08") == 8
+	digits_value("0") == 0
+	digits_value("") == 0
+	digits_value("2026") == 2026
+	digits_value("000100") == 100
 }
 
 test_diff_base_of_a_present_base if {

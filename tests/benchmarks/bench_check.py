@@ -126,7 +126,8 @@ def floor(directory: Path) -> float:
 
 
 def run_check(directory: Path, *extra: str, workers: str = "") -> tuple[float, float, dict[str, object]]:
-    """One `streamwarden check` process: wall time, its peak RSS (MB), the JSON summary."""
+    """One `streamwarden check` process: wall time, its peak RSS (MB), the JSON summary and (as
+    ``cpu_s``) the CPU time it and its workers used, a figure a busy machine disturbs less."""
     code = (
         "import sys, json, runpy\n"
         "sys.argv = ['streamwarden', 'check', *sys.argv[3:], sys.argv[1],\n"
@@ -148,7 +149,8 @@ def run_check(directory: Path, *extra: str, workers: str = "") -> tuple[float, f
         "p = subprocess.run(sys.argv[1:], capture_output=True, text=True)\n"
         "wall = time.perf_counter() - t0\n"
         "print(p.stdout.strip().splitlines()[-1] if p.stdout.strip() else json.dumps({'stderr': p.stderr}))\n"
-        "print(wall, resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss)\n"
+        "ru = resource.getrusage(resource.RUSAGE_CHILDREN)\n"
+        "print(wall, ru.ru_maxrss, ru.ru_utime + ru.ru_stime)\n"
     )
     proc = subprocess.run(
         [sys.executable, "-c", wrapper, sys.executable, "-c", code, str(directory), str(out), *extra],
@@ -159,12 +161,13 @@ def run_check(directory: Path, *extra: str, workers: str = "") -> tuple[float, f
         cwd=directory.parent,
     )
     lines = proc.stdout.strip().splitlines()
-    wall_text, _, rss_text = lines[-1].partition(" ") if lines else ("nan", "", "nan")
+    wall_text, rss_text, cpu_text = lines[-1].split(" ") if lines else ("nan", "nan", "nan")
     wall = float(wall_text)
     rss_mb = float(rss_text) / 1024
     proc.stdout = "\n".join(lines[:-1])
     info = json.loads(proc.stdout.strip().splitlines()[-1]) if proc.stdout.strip() else {"stderr": proc.stderr}
     info["summary"] = json.loads(out.read_text())["summary"] if out.exists() else None
+    info["cpu_s"] = float(cpu_text)  # user + system time of the check and of the workers it forked
     return wall, rss_mb, info
 
 
@@ -221,6 +224,7 @@ def main() -> int:
         cold: list[float] = []
         warm: list[float] = []
         single: list[float] = []
+        cpu: dict[str, list[float]] = {"cold": [], "one process": [], "warm": []}
         rss: dict[str, float] = {}
         info: dict[str, object] = {}
         summaries = set()
@@ -234,11 +238,13 @@ def main() -> int:
             for label, bucket, extra, workers in steps if i % 2 == 0 else reversed(steps):
                 wall, peak, info = run_check(directory, *extra, workers=workers)
                 bucket.append(wall)
+                cpu[label].append(float(info["cpu_s"]))  # type: ignore[arg-type]
                 rss[label] = max(rss.get(label, 0.0), peak)
                 summaries.add(json.dumps(info.get("summary"), sort_keys=True))
             run_check(directory, "--cache", str(cache))  # fills the cache
             wall, peak, info = run_check(directory, "--cache", str(cache))
             warm.append(wall)
+            cpu["warm"].append(float(info["cpu_s"]))  # type: ignore[arg-type]
             rss["warm"] = max(rss.get("warm", 0.0), peak)
             summaries.add(json.dumps(info.get("summary"), sort_keys=True))
         floor_s = statistics.median(floors)
@@ -252,6 +258,8 @@ def main() -> int:
         print(f"check, cold:          {_fig(cold, floor_s)}   (--no-cache; process start included)")
         print(f"check, one process:   {_fig(single, floor_s)}   (STREAMWARDEN_WORKERS=1)")
         print(f"check, warm cache:    {_fig(warm, floor_s)}   (second run, nothing changed)")
+        for label, values in cpu.items():
+            print(f"CPU, {label + ':':16}{_fig(values)}   (user + system, the check and its workers)")
         print("peak RSS:             " + ", ".join(f"{k} {v:.0f} MB" for k, v in rss.items()))
         print(f"JVM/heavy modules:    {info.get('heavy_modules') or 'none imported'}")
         print(f"summary:              {info.get('summary')}")
@@ -267,6 +275,7 @@ def main() -> int:
                         "cold": cold,
                         "one_process": single,
                         "warm": warm,
+                        "cpu_s": cpu,
                         "rss_mb": rss,
                         "heavy_modules": info.get("heavy_modules") or [],
                         "results_differ": len(summaries) != 1,

@@ -552,7 +552,7 @@ INDEX_FORMAT = "streamwarden-policy-index/2"  # 2: with now_reads and data_refs
 
 @functools.lru_cache(maxsize=4)
 def builtin_index(base: Path) -> dict[str, Any]:
-    """The index's entries by display path (``policies/streamwarden/state.rego``), or none."""
+    """The index's entries by display path (``policies/streamwarden/state/sw_state_003.rego``), or none."""
     try:
         doc = json.loads((base / INDEX_NAME).read_text(encoding="utf-8"))
     except (OSError, ValueError):

@@ -2,9 +2,9 @@
 checkpoint, whether the savepoint is behind the job's max committed checkpoint, what the restored
 job will replay, the sink's idempotence, and whether a named rollback target holds the table as
 of the checkpoint. Facts only: whether the replay duplicates rows is decided once, by SW-REC-002
-(policies/streamwarden/recovery_gate.rego), from these facts. Pure: no I/O, no pyiceberg; it reads
-snapshot items as ``streamwarden.iceberg.snapshots.snapshot_item`` makes them, along one branch's
-ancestry.
+(policies/streamwarden/recovery/sw_rec_002.rego), from these facts. Pure: no I/O, no pyiceberg;
+it reads snapshot items as ``streamwarden.iceberg.snapshots.snapshot_item`` makes them, along one
+branch's ancestry.
 
 The Iceberg sink finds "its" commits the way ``SinkUtil.getMaxCommittedCheckpointId`` does: walk
 the parent ancestry from the branch head; the first snapshot whose ``flink.job-id`` is the job and

@@ -54,7 +54,7 @@ def _job(sp: Mapping[str, Any]) -> str:
 
 def replay_duplicates(findings: Iterable[Finding]) -> bool:
     """Whether the gate decided that the restore's replay writes rows twice: SW-REC-002 fired on
-    the replay window (recovery_gate.rego; waived or not, the rows are the same). Read from the
+    the replay window (recovery/sw_rec_002.rego; waived or not, the rows are the same). Read from the
     rule's finding, never decided again from the facts."""
     return any(f.rule == "SW-REC-002" and "replay" in f.evidence for f in findings)
 
