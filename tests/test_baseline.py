@@ -170,7 +170,7 @@ def test_a_baseline_that_only_the_pull_request_adds_applies_nothing(tmp_path: Pa
     check(repo.path, "--write-baseline", "baseline.json")
     repo.commit("add a baseline")
     result = run_check("--base", "main", "--baseline", "baseline.json", cwd=repo.path)
-    assert result.exit_code == 1
+    assert result.exit_code == 1, result.output
     assert "2 baseline entries in baseline.json not on main are not applied" in result.stderr
 
 

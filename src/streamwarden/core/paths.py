@@ -59,8 +59,12 @@ def _resolve_cached(path: Path) -> Path:
     return resolved(path)
 
 
-@functools.lru_cache(maxsize=8)
 def resolved_root(root: Path) -> Path:
+    return _resolved_root(root if os.path.isabs(root) else Path(os.getcwd(), root))
+
+
+@functools.lru_cache(maxsize=8)
+def _resolved_root(root: Path) -> Path:
     return root.resolve()
 
 
@@ -84,6 +88,8 @@ def resolved(path: Path) -> Path:
     file several times: discovery, the cache key, the base; realpath costs an lstat per part). A
     file that is itself a symbolic link is resolved in full."""
     state = current()
+    if not os.path.isabs(path):  # keyed by where it is: the working directory may change between runs
+        path = Path(os.getcwd(), path)
     found = state.resolved.get(path)
     if found is None:
         found = state.resolved[path] = path if os.fspath(path) in state.real else _resolve(path)
