@@ -1,4 +1,9 @@
-"""Finding and loading contracts: safe YAML, schema validation with line numbers, normalization."""
+"""Finding and loading contracts: safe YAML, schema validation with line numbers, normalization.
+
+Why one module of this size: finding a contract (the globs, the walk, which YAML files are meant
+as contracts) and loading it share one decision, what a contract file is and where it may be
+read from (never through a link out of the repository); kept together, discovery and loading
+cannot disagree on it. Splitting the walk out is the next step if the file grows further."""
 
 from __future__ import annotations
 
