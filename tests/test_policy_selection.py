@@ -96,7 +96,8 @@ def test_every_selectable_subset_compiles_on_opa() -> None:
 
 def _doc(**facts: dict[str, Any]) -> dict[str, Any]:
     sources = {
-        s: {"available": False, "configured": False} for s in ("deployment", "flink", "iceberg", "data", "savepoint")
+        s: {"available": False, "configured": False}
+        for s in ("deployment", "flink", "iceberg", "data", "savepoint", "kafka")
     }
     sources.update(facts)
     return {"contract": {}, "base": None, "facts": sources, "now_ms": 0, "environment": None, "mode": "check"}

@@ -1,0 +1,179 @@
+"""Live Kafka facts (``facts.kafka``) through the real CLI, against a real Kafka-compatible broker
+(Tansu, tests/kafka_broker.py): what ``facts --env`` shows of a topic (its retention settings from
+DescribeConfigs, each partition's earliest and latest offset from ListOffsets), and a broker that
+cannot be read (down, a topic it does not know, a password variable not set): SW-FACT-001, an
+error in the gate, which denies. No configured secret appears in any output.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from tests.cli import sw
+from tests.kafka_broker import TansuBroker, free_port, missing_reason, running_broker
+from tests.test_kafka_savepoints import NOW, _age, _recorded
+
+WEEK_MS = 7 * 86_400_000
+PRODUCED_AFTER_MS: list[int] = []  # when the module's broker was filled
+SECRET = "kafka-s3cr3t-Pa55w0rd-never-shown"
+SASL = (
+    "      security_protocol: SASL_PLAINTEXT\n"
+    "      sasl: {mechanism: PLAIN, username: sw, password_env: SW_TEST_KAFKA_PASSWORD}\n"
+)
+
+
+@pytest.fixture(scope="module")
+def broker(tmp_path_factory: pytest.TempPathFactory) -> Iterator[TansuBroker]:
+    reason = missing_reason()
+    if reason:
+        pytest.skip(reason)
+    with running_broker(tmp_path_factory.mktemp("tansu")) as b:
+        PRODUCED_AFTER_MS.append(int(time.time() * 1000))
+        b.create_topic("orders", 2, {"retention.ms": str(WEEK_MS), "retention.bytes": "1073741824"})
+        b.produce("orders", 0, [b"o1", b"o2", b"o3", b"o4", b"o5", b"o6", b"o7"])
+        b.produce("orders", 1, [b"p1", b"p2", b"p3", b"p4"])
+        yield b
+
+
+def contract(topic: str = "orders", retention: str = "7d", extra: str = "") -> str:
+    return f"""\
+apiVersion: streamwarden/v1
+kind: PipelineContract
+metadata: {{name: orders-enrichment, owner: payments-data}}
+job:
+  name: orders-enrichment
+  max_parallelism: 128
+  sources:
+    - name: orders-topic
+      kind: kafka
+      topic: {topic}
+      uid: orders-source
+      rewindable: true
+      retention: {retention}{extra}
+  sinks: [{{name: discard, uid: discard-sink}}]
+retention:
+  rollback_window: 1d
+"""
+
+
+def project(root: Path, kafka: str, body: str | None = None) -> Path:
+    """A repository with the orders contract and an environment ``prod`` whose kafka section is
+    ``kafka`` (YAML, indented under it)."""
+    (root / "contracts").mkdir(parents=True, exist_ok=True)
+    (root / "contracts" / "orders.yaml").write_text(body or contract(), encoding="utf-8")
+    (root / "streamwarden.yaml").write_text(f"environments:\n  prod:\n    kafka:\n{kafka}", encoding="utf-8")
+    return root
+
+
+def kafka_section(bootstrap: str, timeout: str = "10s", more: str = "") -> str:
+    return f"      bootstrap_servers: ['{bootstrap}']\n      timeout: {timeout}\n{more}"
+
+
+def facts(root: Path, env: dict[str, str] | None = None) -> dict[str, Any]:
+    p = sw("facts", "orders-enrichment", "--env", "prod", "--now", NOW, cwd=root, env=env)
+    assert p.code == 0, p
+    kafka: dict[str, Any] = p.json()["facts"]["kafka"]
+    return kafka
+
+
+def down() -> str:
+    return f"127.0.0.1:{free_port()}"  # nothing listens there
+
+
+def test_facts_show_the_topic_settings_and_offsets_the_broker_answers(broker: TansuBroker, tmp_path: Path) -> None:
+    root = project(tmp_path, kafka_section(broker.bootstrap))
+    kafka = facts(root)
+    assert kafka["available"] is True and kafka["bootstrap_servers"] == [broker.bootstrap]
+    topic = kafka["topics"]["orders"]
+    assert topic["sources"] == ["orders-topic"]
+    assert topic["retention_ms"] == WEEK_MS and topic["retention_bytes"] == 1073741824
+    marks = broker.watermarks("orders", 2)
+    assert marks == {0: (0, 7), 1: (0, 4)}  # one record per request: 7 and 4 records
+    assert [(p["partition"], p["earliest"], p["latest"]) for p in topic["partitions"]] == [
+        (p, lo, hi) for p, (lo, hi) in sorted(marks.items())
+    ]
+    stamps = [p["earliest_timestamp_ms"] for p in topic["partitions"]]
+    assert all(PRODUCED_AFTER_MS[0] <= t <= time.time() * 1000 for t in stamps), stamps  # produced by the fixture
+
+
+def test_a_contract_without_a_kafka_source_does_not_read_the_broker(tmp_path: Path) -> None:
+    body = contract().replace("kind: kafka", "kind: kinesis")
+    root = project(tmp_path, kafka_section(down()), body)
+    assert facts(root) == {"available": False, "configured": False}
+
+
+def test_a_broker_that_is_down_is_a_gap_in_the_facts_and_the_gate_denies(tmp_path: Path) -> None:
+    address = down()
+    root = project(tmp_path, kafka_section(address, timeout="2s"))
+    kafka = facts(root)
+    assert kafka["available"] is False and kafka["configured"] is True
+    assert kafka["error"].startswith(f"the Kafka broker at {address} did not answer within 2s")
+    check = sw("check", "--env", "prod", "--now", NOW, "--format", "json", cwd=root)
+    assert check.code == 0, check
+    found = [f for f in check.json()["findings"] if f["rule"] == "SW-FACT-001"]
+    assert [(f["path"], f["severity"]) for f in found] == [("facts.kafka", "warning")]
+    savepoint, _ = _recorded()
+    copy = tmp_path / "savepoint"
+    copy.mkdir()
+    (copy / "_metadata").write_bytes((savepoint / "_metadata").read_bytes())
+    _age(copy, 1)
+    gate = sw(
+        "gate",
+        "orders-enrichment",
+        "--env",
+        "prod",
+        "--restore-from",
+        str(copy),
+        "--now",
+        NOW,
+        "--format",
+        "json",
+        cwd=root,
+    )
+    assert gate.code == 1, gate
+    doc = gate.json()
+    assert doc["decision"] == "deny"
+    assert [(r["rule"], r["path"]) for r in doc["reasons"]] == [("SW-FACT-001", "facts.kafka")]
+    assert address in doc["reasons"][0]["message"]
+
+
+def test_a_topic_the_broker_does_not_know_is_a_gap_in_the_facts(broker: TansuBroker, tmp_path: Path) -> None:
+    root = project(tmp_path, kafka_section(broker.bootstrap), contract(topic="no-such-topic"))
+    kafka = facts(root)
+    assert kafka["available"] is False
+    assert kafka["error"].startswith(f"topic 'no-such-topic' is not known to the Kafka broker at {broker.bootstrap}")
+
+
+def test_a_password_variable_that_is_not_set_is_named(tmp_path: Path) -> None:
+    root = project(tmp_path, kafka_section(down(), more=SASL))
+    kafka = facts(root)  # SW_TEST_KAFKA_PASSWORD is not set in the test's environment
+    assert kafka == {
+        "available": False,
+        "configured": True,
+        "error": "environment variable SW_TEST_KAFKA_PASSWORD (kafka.sasl.password_env) is not set",
+        "bootstrap_servers": kafka["bootstrap_servers"],
+    }
+
+
+def test_the_password_never_appears_in_any_output(tmp_path: Path) -> None:
+    root = project(tmp_path, kafka_section(down(), timeout="2s", more=SASL))
+    env = {"SW_TEST_KAFKA_PASSWORD": SECRET}
+    for args in (
+        ("facts", "orders-enrichment", "--env", "prod", "--now", NOW),
+        ("check", "--env", "prod", "--now", NOW),
+        ("check", "--env", "prod", "--now", NOW, "--format", "json"),
+    ):
+        p = sw(*args, cwd=root, env=env)
+        assert SECRET[:9] not in p.output, p
+        assert "did not answer within 2s" in p.output
+
+
+def test_the_kafka_section_is_validated(tmp_path: Path) -> None:
+    root = project(tmp_path, "      bootstrap_servers: ['http://broker:9092']\n")
+    p = sw("facts", "orders-enrichment", "--env", "prod", "--now", NOW, cwd=root)
+    assert p.code == 2, p
+    assert "bootstrap_servers" in p.output and "streamwarden.yaml" in p.output
