@@ -14,7 +14,7 @@ from typing import Any
 
 import pytest
 from tests.cli import sw
-from tests.kafka_broker import TansuBroker, free_port, missing_reason, running_broker
+from tests.kafka_broker import S3TansuBroker, TansuBroker, free_port, missing_reason, running_broker, running_s3_broker
 from tests.test_kafka_savepoints import NOW, _age, _recorded
 
 WEEK_MS = 7 * 86_400_000
@@ -177,3 +177,120 @@ def test_the_kafka_section_is_validated(tmp_path: Path) -> None:
     p = sw("facts", "orders-enrichment", "--env", "prod", "--now", NOW, cwd=root)
     assert p.code == 2, p
     assert "bootstrap_servers" in p.output and "streamwarden.yaml" in p.output
+
+
+# ---------------------------------------------------------------- the rules, through the CLI
+
+
+def rules(root: Path, *args: str) -> tuple[int, list[dict[str, Any]]]:
+    p = sw("check", "--env", "prod", "--now", NOW, "--format", "json", *args, cwd=root)
+    assert p.code in (0, 1), p
+    return p.code, [f for f in p.json()["findings"] if f["rule"].startswith(("SW-SRC-", "SW-REC-006", "SW-FACT-"))]
+
+
+def test_check_reports_drift_between_the_declared_retention_and_the_broker(broker: TansuBroker, tmp_path: Path) -> None:
+    root = project(tmp_path, kafka_section(broker.bootstrap), contract(retention="3d"))
+    code, found = rules(root)
+    assert code == 1
+    assert [(f["rule"], f["severity"], f["path"]) for f in found] == [
+        ("SW-SRC-002", "error", "job.sources[0].retention")
+    ]
+    assert (
+        'declares retention 3d, but the broker keeps topic "orders" for 7d (retention.ms 604800000)'
+        in (found[0]["message"])
+    )
+    agreeing = project(tmp_path / "agree", kafka_section(broker.bootstrap), contract(retention="7d"))
+    assert rules(agreeing) == (0, [])
+
+
+def test_check_reports_a_compacted_topic_declared_rewindable(broker: TansuBroker, tmp_path: Path) -> None:
+    broker.create_topic("customers", 1, {"cleanup.policy": "compact", "retention.ms": str(WEEK_MS)})
+    root = project(tmp_path, kafka_section(broker.bootstrap), contract(topic="customers"))
+    code, found = rules(root)
+    assert code == 1
+    assert [(f["rule"], f["path"]) for f in found] == [("SW-SRC-002", "job.sources[0].rewindable")]
+    assert 'its topic "customers" is compacted (cleanup.policy compact)' in found[0]["message"]
+
+
+def _savepoint(tmp_path: Path, days: float = 1) -> Path:
+    savepoint, _ = _recorded()
+    copy = tmp_path / "savepoint"
+    copy.mkdir()
+    (copy / "_metadata").write_bytes((savepoint / "_metadata").read_bytes())
+    _age(copy, days)
+    return copy
+
+
+def gate(root: Path, savepoint: Path) -> tuple[int, dict[str, Any]]:
+    args = ("gate", "orders-enrichment", "--env", "prod", "--restore-from", str(savepoint), "--now", NOW)
+    p = sw(*args, "--format", "json", cwd=root)
+    assert p.code in (0, 1), p
+    return p.code, p.json()
+
+
+def test_gate_allows_a_savepoint_whose_offsets_the_broker_still_holds(broker: TansuBroker, tmp_path: Path) -> None:
+    # the recorded savepoint resumes orders[0] at 7 and orders[1] at 4; the broker holds both from 0
+    root = project(tmp_path, kafka_section(broker.bootstrap))
+    code, doc = gate(root, _savepoint(tmp_path))
+    assert (code, doc["decision"]) == (0, "allow"), doc
+    assert doc["sources"]["kafka"] == {"configured": True, "available": True}
+
+
+# Records that expired: the S3-backed broker, whose storage the harness edits as retention would
+# (tests/kafka_broker.py); the broker's own ListOffsets answers the earliest offsets.
+
+
+@pytest.fixture(scope="module")
+def expiring(tmp_path_factory: pytest.TempPathFactory) -> Iterator[S3TansuBroker]:
+    reason = missing_reason()
+    if reason:
+        pytest.skip(reason)
+    pytest.importorskip("moto.server", reason="the S3 storage for this broker is moto: pip install 'moto[server]'")
+    with running_s3_broker(tmp_path_factory.mktemp("tansu-s3")) as b:
+        b.create_topic("orders", 2, {"retention.ms": str(WEEK_MS), "retention.bytes": "1048576"})
+        b.produce("orders", 0, [b"o%d" % i for i in range(12)])
+        b.produce("orders", 1, [b"p%d" % i for i in range(12)])
+        b.expire("orders", 0, 9)  # the savepoint resumes at 7: offsets 7 and 8 are gone
+        b.expire("orders", 1, 3)  # it resumes at 4: still held
+        assert b.earliest("orders", 2) == {0: 9, 1: 3}
+        yield b
+
+
+def test_gate_denies_a_restore_from_below_the_earliest_offset_naming_the_records_lost(
+    expiring: S3TansuBroker, tmp_path: Path
+) -> None:
+    root = project(tmp_path, kafka_section(expiring.bootstrap))
+    savepoint = _savepoint(tmp_path)
+    code, doc = gate(root, savepoint)
+    assert (code, doc["decision"]) == (1, "deny"), doc
+    (reason,) = [r for r in doc["reasons"] if r["rule"] == "SW-REC-006"]
+    assert reason["path"] == "job.sources[0]"
+    assert (
+        'resumes "orders-topic" (job.sources[0]) below the earliest offset the broker still holds: '
+        "orders[0] at offset 7, the broker's earliest is 9 (2 records lost); the restored job would skip 2 records"
+    ) in reason["message"]
+    windows = [
+        (w["partition"], w["restore_offset"], w["earliest"], w["lost"]) for w in reason["evidence"]["partitions"]
+    ]
+    assert windows == [(0, 7, 9, 2), (1, 4, 3, 0)]
+    evidence = sw(
+        "evidence", "orders-enrichment", "--env", "prod", "--restore-from", str(savepoint), "--now", NOW, cwd=root
+    )
+    assert evidence.code == 0, evidence  # the record of a decision: it renders the gate's deny
+    assert "**Verdict: DENY" in evidence.stdout and "SW-REC-006" in evidence.stdout, evidence
+
+
+def test_check_warns_when_retention_bytes_expired_records_younger_than_the_retention(
+    expiring: S3TansuBroker, tmp_path: Path
+) -> None:
+    # the records were produced moments ago and the broker already deleted some: by size, not time
+    root = project(tmp_path, kafka_section(expiring.bootstrap))
+    now = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(time.time() + 3600))
+    p = sw("check", "--env", "prod", "--now", now, "--format", "json", cwd=root)
+    assert p.code == 0, p
+    found = [f for f in p.json()["findings"] if f["rule"].startswith("SW-SRC-")]
+    assert [(f["rule"], f["severity"], f["path"]) for f in found] == [
+        ("SW-SRC-003", "warning", "job.sources[0].retention")
+    ]
+    assert "retention.bytes is 1048576, and orders[0] has deleted 9 records yet holds only 1h" in found[0]["message"]
+    assert [w["partition"] for w in found[0]["evidence"]["partitions"]] == [0, 1]
