@@ -278,6 +278,9 @@ def test_gate_denies_a_restore_from_below_the_earliest_offset_naming_the_records
     )
     assert evidence.code == 0, evidence  # the record of a decision: it renders the gate's deny
     assert "**Verdict: DENY" in evidence.stdout and "SW-REC-006" in evidence.stdout, evidence
+    # the window of each partition: where the restore resumes, what the broker holds
+    assert "| restore offset | held by | broker earliest | broker latest |" in evidence.stdout
+    assert "| orders-topic | `orders` | 0 | 7 | subtask 1 | 9 |" in evidence.stdout
 
 
 def test_check_warns_when_retention_bytes_expired_records_younger_than_the_retention(
