@@ -166,6 +166,7 @@ def test_the_password_never_appears_in_any_output(tmp_path: Path) -> None:
         ("facts", "orders-enrichment", "--env", "prod", "--now", NOW),
         ("check", "--env", "prod", "--now", NOW),
         ("check", "--env", "prod", "--now", NOW, "--format", "json"),
+        ("gate", "orders-enrichment", "--env", "prod", "--restore-from", str(_savepoint(tmp_path)), "--now", NOW),
     ):
         p = sw(*args, cwd=root, env=env)
         assert SECRET[:9] not in p.output, p
@@ -297,3 +298,19 @@ def test_check_warns_when_retention_bytes_expired_records_younger_than_the_reten
     ]
     assert "retention.bytes is 1048576, and orders[0] has deleted 9 records yet holds only 1h" in found[0]["message"]
     assert [w["partition"] for w in found[0]["evidence"]["partitions"]] == [0, 1]
+
+
+def test_a_kafka_section_without_the_kafka_extra_is_a_setup_error(tmp_path: Path) -> None:
+    # confluent-kafka is installed in this venv: a package that fails to import stands for its absence
+    shadow = tmp_path / "shadow" / "confluent_kafka"
+    shadow.mkdir(parents=True)
+    (shadow / "__init__.py").write_text("raise ImportError(\"No module named 'confluent_kafka'\")\n")
+    root = project(tmp_path / "repo", kafka_section(down()))
+    p = sw("check", "--env", "prod", "--now", NOW, cwd=root, env={"PYTHONPATH": str(shadow.parent)})
+    assert p.code == 2, p
+    assert "pip install 'streamwarden[kafka]'" in p.stderr and "confluent_kafka" in p.stderr, p
+    assert "SW-FACT-001" not in p.output, p
+    # a contract without a Kafka source needs no extra
+    (root / "contracts" / "orders.yaml").write_text(contract().replace("kind: kafka", "kind: kinesis"))
+    p = sw("check", "--env", "prod", "--now", NOW, cwd=root, env={"PYTHONPATH": str(shadow.parent)})
+    assert p.code in (0, 1) and "confluent_kafka" not in p.output, p
