@@ -314,3 +314,30 @@ def test_a_kafka_section_without_the_kafka_extra_is_a_setup_error(tmp_path: Path
     (root / "contracts" / "orders.yaml").write_text(contract().replace("kind: kafka", "kind: kinesis"))
     p = sw("check", "--env", "prod", "--now", NOW, cwd=root, env={"PYTHONPATH": str(shadow.parent)})
     assert p.code in (0, 1) and "confluent_kafka" not in p.output, p
+
+
+def test_contracts_reading_one_topic_are_each_judged_against_it(broker: TansuBroker, tmp_path: Path) -> None:
+    root = project(tmp_path, kafka_section(broker.bootstrap), contract(retention="7d"))
+    drifting = contract(retention="2d").replace("orders-enrichment", "orders-audit").replace("orders-topic", "audit")
+    (root / "contracts" / "audit.yaml").write_text(drifting, encoding="utf-8")
+    code, found = rules(root)
+    assert code == 1
+    assert [(f["pipeline"], f["rule"], f["path"]) for f in found] == [
+        ("orders-audit", "SW-SRC-002", "job.sources[0].retention")
+    ]
+    audit = sw("facts", "orders-audit", "--env", "prod", "--now", NOW, cwd=root)
+    assert audit.json()["facts"]["kafka"]["topics"]["orders"]["sources"] == ["audit"]
+
+
+def test_a_broker_that_is_down_is_reported_for_every_contract(tmp_path: Path) -> None:
+    address = down()
+    root = project(tmp_path, kafka_section(address, timeout="2s"))
+    other = contract().replace("orders-enrichment", "orders-audit").replace("topic: orders", "topic: audit")
+    (root / "contracts" / "audit.yaml").write_text(other, encoding="utf-8")
+    code, found = rules(root)
+    assert code == 0
+    assert sorted((f["pipeline"], f["rule"], f["path"]) for f in found) == [
+        ("orders-audit", "SW-FACT-001", "facts.kafka"),
+        ("orders-enrichment", "SW-FACT-001", "facts.kafka"),
+    ]
+    assert all(f"the Kafka broker at {address} did not answer within 2s" in f["message"] for f in found)

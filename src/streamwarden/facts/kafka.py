@@ -126,6 +126,8 @@ class _Reader:
             self.problem = str(exc)
         self.admin: Any = None
         self.errors: list[str] = []
+        self.read: dict[str, dict[str, Any] | _Unreadable] = {}
+        self.down: str | None = None
 
     def _client_config(self, root: Path, environ: Mapping[str, str]) -> dict[str, Any]:
         config: dict[str, Any] = {
@@ -174,10 +176,28 @@ class _Reader:
         if not topics:
             return available(bootstrap_servers=servers, topics={})
         try:
-            read = {topic: self._topic(topic, names) for topic, names in sorted(topics.items())}
+            read = {topic: {"sources": names, **self._known(topic)} for topic, names in sorted(topics.items())}
         except _Unreadable as exc:
             return unavailable(str(exc), bootstrap_servers=servers)
         return secrets.scrub_tree(available(bootstrap_servers=servers, topics=read), self.secrets)  # type: ignore[no-any-return]
+
+    def _known(self, topic: str) -> dict[str, Any]:
+        """A topic's answer, read once per gathering (contracts reading one topic share it); a
+        broker that did not answer is not asked again for the next topic, nor the next contract."""
+        if self.down is not None:
+            raise _Unreadable(self.down)
+        found = self.read.get(topic)
+        if isinstance(found, _Unreadable):
+            raise found
+        if found is None:
+            try:
+                found = self.read[topic] = self._topic(topic)
+            except _Unreadable as exc:
+                self.read[topic] = exc
+                if exc.down:
+                    self.down = str(exc)
+                raise
+        return found
 
     def _client(self) -> Any:
         if self.admin is None:
@@ -186,7 +206,7 @@ class _Reader:
             self.admin = AdminClient(self.config)
         return self.admin
 
-    def _topic(self, topic: str, sources: list[str]) -> dict[str, Any]:
+    def _topic(self, topic: str) -> dict[str, Any]:
         admin = self._client()
         timeout_s = self.timeout_ms / 1000
         where = ", ".join(self.servers)
@@ -198,13 +218,12 @@ class _Reader:
             if _unknown_topic(exc):
                 raise _Unreadable(f"topic {topic!r} is not known to the Kafka broker at {where}") from None
             raise _Unreadable(
-                f"the Kafka broker at {where} did not answer within {timeout_s:g}s ({self._why(exc)})"
+                f"the Kafka broker at {where} did not answer within {timeout_s:g}s ({self._why(exc)})", down=True
             ) from None
         partitions = sorted(p.id for p in found.partitions)
         if not partitions:
             raise _Unreadable(f"topic {topic!r} has no partitions on the Kafka broker at {where}")
         return {
-            "sources": sources,
             **self._config(topic, timeout_s, where),
             "partitions": self._offsets(topic, partitions, timeout_s, where),
         }
@@ -262,7 +281,12 @@ class _Reader:
 
 
 class _Unreadable(Exception):
-    """The broker could not be read for a topic (the message says why, scrubbed)."""
+    """The broker could not be read for a topic (the message says why, scrubbed); ``down``: it did
+    not answer at all."""
+
+    def __init__(self, message: str, *, down: bool = False) -> None:
+        super().__init__(message)
+        self.down = down
 
 
 def _offset_and_time(info: Any) -> tuple[int, int]:
