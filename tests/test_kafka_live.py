@@ -2,7 +2,13 @@
 (Tansu, tests/kafka_broker.py): what ``facts --env`` shows of a topic (its retention settings from
 DescribeConfigs, each partition's earliest and latest offset from ListOffsets), and a broker that
 cannot be read (down, a topic it does not know, a password variable not set): SW-FACT-001, an
-error in the gate, which denies. No configured secret appears in any output.
+error in the gate, which denies. No configured secret appears in any output. The rules on those
+facts: drift and a compacted topic (SW-SRC-002) on Tansu's memory storage; a restore from below
+the earliest offset (SW-REC-006, on the recorded savepoint of tests/fixtures/kafka-savepoints) and
+records deleted by size (SW-SRC-003) on Tansu's S3 storage, whose records the harness deletes as
+retention would (Tansu never expires records itself): the broker's answers are real, the state
+of its storage is constructed; no recorded answer is used. Not tested against a broker: a refused
+SASL login (Tansu's --authentication refused even a correct SCRAM login from this client).
 """
 
 from __future__ import annotations
@@ -341,3 +347,13 @@ def test_a_broker_that_is_down_is_reported_for_every_contract(tmp_path: Path) ->
         ("orders-enrichment", "SW-FACT-001", "facts.kafka"),
     ]
     assert all(f"the Kafka broker at {address} did not answer within 2s" in f["message"] for f in found)
+
+
+def test_the_gate_reads_the_topics_the_savepoint_resumes_even_when_the_contract_names_none(
+    expiring: S3TansuBroker, tmp_path: Path
+) -> None:
+    root = project(tmp_path, kafka_section(expiring.bootstrap), contract().replace("      topic: orders\n", ""))
+    code, doc = gate(root, _savepoint(tmp_path))
+    assert (code, doc["decision"]) == (1, "deny"), doc
+    (reason,) = [r for r in doc["reasons"] if r["rule"] == "SW-REC-006"]
+    assert "orders[0] at offset 7, the broker's earliest is 9 (2 records lost)" in reason["message"]
