@@ -106,6 +106,13 @@ def test_facts_show_the_topic_settings_and_offsets_the_broker_answers(broker: Ta
     assert all(PRODUCED_AFTER_MS[0] <= t <= time.time() * 1000 for t in stamps), stamps  # produced by the fixture
 
 
+def test_the_bootstrap_servers_may_come_from_the_environment(broker: TansuBroker, tmp_path: Path) -> None:
+    root = project(tmp_path, "      bootstrap_servers: ['${SW_TEST_KAFKA_BOOTSTRAP}']\n")
+    kafka = facts(root, env={"SW_TEST_KAFKA_BOOTSTRAP": broker.bootstrap})
+    assert kafka["available"] is True and kafka["bootstrap_servers"] == [broker.bootstrap]
+    assert [p["latest"] for p in kafka["topics"]["orders"]["partitions"]] == [7, 4]
+
+
 def test_a_contract_without_a_kafka_source_does_not_read_the_broker(tmp_path: Path) -> None:
     body = contract().replace("kind: kafka", "kind: kinesis")
     root = project(tmp_path, kafka_section(down()), body)
@@ -302,7 +309,7 @@ def test_check_warns_when_retention_bytes_expired_records_younger_than_the_reten
     assert [(f["rule"], f["severity"], f["path"]) for f in found] == [
         ("SW-SRC-003", "warning", "job.sources[0].retention")
     ]
-    assert "retention.bytes is 1048576, and orders[0] has deleted 9 records yet holds only 1h" in found[0]["message"]
+    assert "retention.bytes is 1MiB, and orders[0] has deleted 9 records yet holds only 1h" in found[0]["message"]
     assert [w["partition"] for w in found[0]["evidence"]["partitions"]] == [0, 1]
 
 

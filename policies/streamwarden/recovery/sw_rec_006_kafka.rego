@@ -25,10 +25,10 @@ deny contains f if {
 		"SW-REC-006",
 		where.path,
 		sprintf(
-			"the %s to restore (%s, checkpoint %v) resumes %s below the earliest offset the broker still holds: %s; the restored job would skip %d records the broker deleted; restore a newer savepoint",
+			"the %s to restore (%s, checkpoint %v) resumes %s below the earliest offset the broker still holds: %s; the restored job would skip %s the broker deleted; restore a newer savepoint",
 			[
 				_rk_kind(sp), sp.location, sp.checkpoint_id, where.label,
-				concat(", ", [_rk_lost_text(w) | some w in array.slice(lost, 0, 5)]), sum([w.lost | some w in lost]),
+				concat(", ", [_rk_lost_text(w) | some w in array.slice(lost, 0, 5)]), _rk_records(sum([w.lost | some w in lost])),
 			],
 		),
 		{
@@ -69,7 +69,9 @@ _rk_where(key) := {"path": sprintf("job.sources[%d]", [idx]), "label": sprintf("
 	s.name == key.source
 } else := {"path": "job.sources", "label": sprintf("the Kafka source of operator %s", [key.operator_id])}
 
-_rk_lost_text(w) := sprintf("%s[%v] at offset %v, the broker's earliest is %v (%v records lost)", [w.topic, w.partition, w.restore_offset, w.earliest, w.lost])
+_rk_lost_text(w) := sprintf("%s[%v] at offset %v, the broker's earliest is %v (%s lost)", [w.topic, w.partition, w.restore_offset, w.earliest, _rk_records(w.lost)])
+
+_rk_records(n) := "1 record" if n == 1 else := sprintf("%v records", [n])
 
 _rk_kind(sp) := k if {
 	k := sp.kind

@@ -48,7 +48,7 @@ test_rec006_kafka_one_partition_lost_the_window_shows_all if {
 	findings := deny with input as _rkt_input(_rkt_sp, _rkt_broker(8, 0))
 	some f in findings
 	f.rule == "SW-REC-006"
-	contains(f.message, "orders[0] at offset 7, the broker's earliest is 8 (1 records lost); the restored job would skip 1 records")
+	contains(f.message, "orders[0] at offset 7, the broker's earliest is 8 (1 record lost); the restored job would skip 1 record the broker deleted")
 	[w.lost | some w in f.evidence.partitions] == [1, 0]
 }
 
@@ -90,6 +90,6 @@ test_rec006_kafka_many_partitions_are_cut_in_the_message if {
 	findings := deny with input as _rkt_input(sp, broker)
 	some f in findings
 	f.rule == "SW-REC-006"
-	contains(f.message, "orders[4] at offset 0, the broker's earliest is 1 (1 records lost); the restored job would skip 7 records")
+	contains(f.message, "orders[4] at offset 0, the broker's earliest is 1 (1 record lost); the restored job would skip 7 records")
 	count(f.evidence.partitions) == 7
 }

@@ -51,9 +51,9 @@ warn contains f if {
 		"SW-SRC-003",
 		sprintf("job.sources[%d].retention", [idx]),
 		sprintf(
-			"topic %s of %s expires records by size before %s: retention.bytes is %d, and %s[%d] has deleted %d records yet holds only %s (%d records since its oldest, about %d per hour)%s; a restore from a savepoint that old would skip records the contract counts on",
+			"topic %s of %s expires records by size before %s: retention.bytes is %s, and %s[%d] has deleted %d records yet holds only %s (%d records since its oldest, about %d per hour)%s; a restore from a savepoint that old would skip records the contract counts on",
 			[
-				lib.quote(source.topic), lib.source_label(source, idx), _judged_retention_text(source, topic), topic.retention_bytes,
+				lib.quote(source.topic), lib.source_label(source, idx), _judged_retention_text(source, topic), lib.fmt_bytes(topic.retention_bytes),
 				source.topic, first.partition, first.earliest, lib.fmt_age(first.held_ms), first.held_records, first.per_hour,
 				_more_partitions(short),
 			],

@@ -23,7 +23,7 @@ test_src003_size_expires_records_before_the_declared_retention if {
 	findings := warn with input as _s3_input({}, {})
 	lib.rule_paths(findings, "SW-SRC-003") == {"job.sources[0].retention"}
 	some f in findings
-	f.message == `topic "orders" of source "orders-topic" (job.sources[0]) expires records by size before its declared retention 7d: retention.bytes is 1073741824, and orders[0] has deleted 90000 records yet holds only 2d (30000 records since its oldest, about 625 per hour); a restore from a savepoint that old would skip records the contract counts on`
+	f.message == `topic "orders" of source "orders-topic" (job.sources[0]) expires records by size before its declared retention 7d: retention.bytes is 1GiB, and orders[0] has deleted 90000 records yet holds only 2d (30000 records since its oldest, about 625 per hour); a restore from a savepoint that old would skip records the contract counts on`
 	[p.partition | some p in f.evidence.partitions] == [0]
 	f.evidence.partitions[0].held_ms == 48 * _s3_hour
 	f.evidence.retention_ms == 7 * (24 * _s3_hour)
