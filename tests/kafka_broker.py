@@ -8,6 +8,14 @@ DescribeConfigs, but nothing is deleted); DeleteRecords is not implemented (the 
 a produce request carrying several records advances the latest offset by one (this harness sends
 one record per request); the first fetch of a topic takes about 10 s.
 
+Records that expired, then: :func:`running_s3_broker` starts Tansu on its S3 storage (moto's S3
+server on loopback, a dev dependency), where each partition keeps its records as one object per
+batch and its low and high watermarks in ``watermark.json``. :meth:`S3TansuBroker.expire` deletes
+a partition's batches below an offset and raises its low watermark, which is what deleting them
+by retention leaves in that storage: the broker's own ListOffsets then answers that earliest
+offset. On this storage Tansu answers ListOffsets latest one below the high watermark (10 records:
+latest 9), so tests read only the earliest offset there.
+
 The broker is a child of the test process that started it: stopped by the test (SIGTERM, then
 SIGKILL), at interpreter exit, and by the kernel when the test process dies (PR_SET_PDEATHSIG), so a
 crashed test run leaves no broker behind.
@@ -22,6 +30,7 @@ import atexit
 import contextlib
 import ctypes
 import importlib.util
+import json
 import os
 import shutil
 import signal
@@ -30,9 +39,10 @@ import subprocess
 import sys
 import tempfile
 import time
+import urllib.request
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
+from typing import Any, ClassVar
 
 _PR_SET_PDEATHSIG = 1
 
@@ -80,11 +90,13 @@ class TansuBroker:
         self.bootstrap = f"127.0.0.1:{self.port}"
         self.proc: subprocess.Popen[bytes] | None = None
         self.log = workdir / "tansu.log"
+        self.storage = "memory://tansu/"
+        self.environ: dict[str, str] = {}  # the broker's own environment variables (S3 storage: its keys)
 
     def start(self, timeout_s: float = 60) -> None:
         url = f"tcp://127.0.0.1:{self.port}"
         cmd = [str(self.binary), "broker", "--listener-url", url, "--advertised-listener-url", url]
-        cmd += ["--storage-engine", "memory://tansu/"]
+        cmd += ["--storage-engine", self.storage]
         with open(self.log, "wb") as log:
             self.proc = subprocess.Popen(
                 cmd,
@@ -92,6 +104,7 @@ class TansuBroker:
                 stderr=subprocess.STDOUT,
                 stdin=subprocess.DEVNULL,
                 cwd=self.workdir,
+                env={**os.environ, **self.environ},
                 preexec_fn=_die_with_parent,  # the child only calls prctl, then execs
             )
         atexit.register(self.stop)
@@ -166,6 +179,96 @@ class TansuBroker:
             return {tp.partition: tp.offset for tp in found}
         finally:
             consumer.close()
+
+
+class S3TansuBroker(TansuBroker):
+    """Tansu on its S3 storage (moto's server at ``endpoint``, bucket ``tansu``)."""
+
+    BUCKET = "tansu"
+    KEYS: ClassVar[dict[str, str]] = {
+        "AWS_ACCESS_KEY_ID": "tansu",
+        "AWS_SECRET_ACCESS_KEY": "tansu-secret",
+        "AWS_DEFAULT_REGION": "us-east-1",
+    }
+
+    def __init__(self, workdir: Path, endpoint: str) -> None:
+        super().__init__(workdir)
+        self.endpoint = endpoint
+        self.storage = f"s3://{self.BUCKET}/"
+        self.environ = {**self.KEYS, "AWS_REGION": "us-east-1", "AWS_ENDPOINT": endpoint, "AWS_ALLOW_HTTP": "true"}
+
+    def s3(self) -> Any:
+        import boto3
+
+        keys = {
+            "aws_access_key_id": self.KEYS["AWS_ACCESS_KEY_ID"],
+            "aws_secret_access_key": self.KEYS["AWS_SECRET_ACCESS_KEY"],
+        }
+        return boto3.client("s3", endpoint_url=self.endpoint, region_name="us-east-1", **keys)
+
+    def expire(self, topic: str, partition: int, before: int) -> None:
+        """Delete the partition's records below offset ``before`` from the storage and raise its low
+        watermark there: the broker then answers ``before`` as the earliest offset."""
+        s3 = self.s3()
+        prefix = f"clusters/tansu_cluster/topics/{topic}/partitions/{partition:010d}/"
+        for offset in range(before):
+            s3.delete_object(Bucket=self.BUCKET, Key=f"{prefix}records/{offset:020d}.batch")
+        mark = json.loads(s3.get_object(Bucket=self.BUCKET, Key=f"{prefix}watermark.json")["Body"].read())
+        mark["low"] = before
+        s3.put_object(Bucket=self.BUCKET, Key=f"{prefix}watermark.json", Body=json.dumps(mark).encode())
+
+    def earliest(self, topic: str, partitions: int) -> dict[int, int]:
+        """Per partition: the earliest offset, as the broker's ListOffsets answers it."""
+        from confluent_kafka import TopicPartition
+        from confluent_kafka.admin import OffsetSpec
+
+        admin = self.admin()
+        request = {TopicPartition(topic, p): OffsetSpec.earliest() for p in range(partitions)}
+        return {tp.partition: f.result().offset for tp, f in admin.list_offsets(request, request_timeout=30).items()}
+
+
+@contextlib.contextmanager
+def moto_s3(timeout_s: float = 30) -> Iterator[str]:
+    """moto's S3 server on a free loopback port, in its own process; yields its endpoint."""
+    port = free_port()
+    url = f"http://127.0.0.1:{port}"
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "moto.server", "-H", "127.0.0.1", "-p", str(port)],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+        preexec_fn=_die_with_parent,
+    )
+    try:
+        deadline = time.monotonic() + timeout_s
+        while True:
+            try:
+                with urllib.request.urlopen(url + "/moto-api/", timeout=1):
+                    break
+            except OSError:
+                if time.monotonic() > deadline or proc.poll() is not None:
+                    raise RuntimeError("the moto S3 server did not start") from None
+                time.sleep(0.1)
+        yield url
+    finally:
+        proc.terminate()
+        try:
+            proc.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait(timeout=10)
+
+
+@contextlib.contextmanager
+def running_s3_broker(workdir: Path) -> Iterator[S3TansuBroker]:
+    """A broker on S3 storage (moto), whose records :meth:`S3TansuBroker.expire` can delete."""
+    with moto_s3() as endpoint:
+        broker = S3TansuBroker(workdir, endpoint)
+        broker.s3().create_bucket(Bucket=S3TansuBroker.BUCKET)
+        try:
+            broker.start()
+            yield broker
+        finally:
+            broker.stop()
 
 
 @contextlib.contextmanager

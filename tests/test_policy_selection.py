@@ -53,6 +53,7 @@ def test_the_builtin_pack_marks_its_live_diff_and_gate_files() -> None:
     assert marked["schema/common"] == ("base",)
     assert marked["recovery/gate"] == ("facts.savepoint", "mode.gate")
     assert marked["writers/sw_table_014"] == ("mode.writers",)  # once per run, on tables several contracts write
+    assert marked["source/sw_src_002"] == marked["recovery/sw_rec_006_kafka"] == ("facts.kafka",)
     # the contract-only rules (a rule's own file), SW-FACT-001 and the repository-level rules are
     # always evaluated
     always = ("checkpoint/common", "checkpoint/sw_ckpt_001", "state/common", "table/common", "table/sw_table_004")
@@ -65,6 +66,7 @@ def test_the_builtin_pack_marks_its_live_diff_and_gate_files() -> None:
         "facts.deployment",
         "facts.flink",
         "facts.iceberg",
+        "facts.kafka",
         "facts.savepoint",
         "mode.gate",
         "mode.writers",
@@ -96,7 +98,8 @@ def test_every_selectable_subset_compiles_on_opa() -> None:
 
 def _doc(**facts: dict[str, Any]) -> dict[str, Any]:
     sources = {
-        s: {"available": False, "configured": False} for s in ("deployment", "flink", "iceberg", "data", "savepoint")
+        s: {"available": False, "configured": False}
+        for s in ("deployment", "flink", "iceberg", "data", "savepoint", "kafka")
     }
     sources.update(facts)
     return {"contract": {}, "base": None, "facts": sources, "now_ms": 0, "environment": None, "mode": "check"}

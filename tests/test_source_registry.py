@@ -102,7 +102,7 @@ def test_a_registered_source_is_in_the_facts_document_with_an_environment(tmp_pa
     assert live.code == 0, live
     facts = live.json()["facts"]
     assert facts["ledger"] == {"available": True, "configured": True, "open_incidents": 2}
-    assert list(facts)[:6] == ["deployment", "flink", "iceberg", "data", "savepoint", "ledger"]
+    assert list(facts)[:7] == ["deployment", "flink", "iceberg", "data", "savepoint", "kafka", "ledger"]
     static = _sw(plugin, "facts", "orders-enrichment", "--now", NOW, cwd=tmp_path)
     assert static.code == 0, static
     assert static.json()["facts"]["ledger"] == {"available": False, "configured": False}  # a live source

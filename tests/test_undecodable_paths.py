@@ -157,7 +157,8 @@ def test_a_missing_policy_directory_with_such_a_byte_is_a_clear_error(root: Path
 
 def _doc(error: str) -> dict[str, Any]:
     sources: dict[str, Any] = {
-        s: {"available": False, "configured": False} for s in ("deployment", "flink", "iceberg", "data", "savepoint")
+        s: {"available": False, "configured": False}
+        for s in ("deployment", "flink", "iceberg", "data", "savepoint", "kafka")
     }
     sources["flink"] = {"configured": True, "available": False, "error": error}
     return {

@@ -7,7 +7,7 @@ import data.streamwarden.lib
 # METADATA
 # title: Facts that rules need must be gathered
 # description: |
-#   Fires for each source in input.facts (deployment, flink, iceberg, data, savepoint) that is
+#   Fires for each source in input.facts (deployment, flink, iceberg, data, savepoint, kafka) that is
 #   configured but not available: the rules that need it are silent, so the gap is reported
 #   instead, naming the source and its error. An error in gate mode (the gate fails closed), a
 #   warning otherwise. The path is facts.<source>; value is the source name, so the

@@ -17,7 +17,10 @@ import data.streamwarden.lib
 #   job's lag at the savepoint, record timestamps behind their arrival, the time the deploy
 #   takes). In the gate (and wherever a savepoint is read), it fires when the savepoint to
 #   restore is older than that limit, or its age is unknown, naming the restore offsets its
-#   Kafka splits hold.
+#   Kafka splits hold. With the broker's offsets (facts.kafka: an environment's kafka section), it
+#   also fires when a partition's restore offset from the savepoint's split state is below the
+#   earliest offset the broker still holds, naming the records lost per partition (earliest less
+#   the restore offset); evidence lists each partition's window (restore offset, earliest, latest).
 # custom:
 #   id: SW-REC-006
 #   severity: error

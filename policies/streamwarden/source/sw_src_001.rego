@@ -1,5 +1,6 @@
-# Sources (SW-SRC): what the contract says about each job.sources[] entry. The live side (a
-# broker's own settings, read from a `kafka:` source of an environment) is not gathered yet.
+# Sources (SW-SRC): what the contract says about each job.sources[] entry (SW-SRC-001), and how
+# it compares with the broker's own settings, read from an environment's `kafka` section
+# (facts.kafka: SW-SRC-002, SW-SRC-003).
 package streamwarden.source
 
 import rego.v1

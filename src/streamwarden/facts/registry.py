@@ -23,6 +23,7 @@ REGISTRY: dict[str, tuple[str, str, str]] = {
     "iceberg": ("streamwarden.facts.iceberg", "IcebergSource", LIVE),
     "data": ("streamwarden.facts.spark_data", "DataSource", LIVE),
     "savepoint": ("streamwarden.facts.savepoint", "SavepointSource", LIVE),
+    "kafka": ("streamwarden.facts.kafka", "KafkaSource", LIVE),  # after savepoint: reads the restore's topics
 }
 
 _LOADED: dict[str, Source] = {}

@@ -112,6 +112,10 @@ def render_markdown(record: EvidenceRecord) -> str:
 KAFKA_ROWS = 200  # partitions listed in the Markdown (the JSON lists them all)
 
 
+def _or_dash(value: Any) -> Any:
+    return "-" if value is None else value
+
+
 def _kafka_md(kafka: dict[str, Any]) -> list[str]:
     """Where the restored job resumes each Kafka partition (the savepoint's split state)."""
     parts = kafka.get("partitions") or []
@@ -128,12 +132,18 @@ def _kafka_md(kafka: dict[str, Any]) -> list[str]:
         if not s.get("complete"):
             name = s.get("source") or s.get("uid") or s["operator_id"]
             out.append(f"- {md_code(name)}: incomplete, {cell(incomplete_reason(s))}")
-    out += ["", "| source | topic | partition | restore offset | held by |", "|---|---|---|---|---|"]
+    broker = any(p.get("broker_earliest") is not None for p in parts)  # an environment's kafka section was read
+    header = "| source | topic | partition | restore offset | held by |"
+    out += ["", header + (" broker earliest | broker latest |" if broker else ""), "|---|---|---|---|---|"]
+    out[-1] += "---|---|" if broker else ""
     for p in parts[:KAFKA_ROWS]:
         offset = cell(p["offset"]) if isinstance(p.get("offset"), int) else f"({cell(p.get('position'))})"
         held = f"subtask {cell(p['subtask'])}" if p.get("subtask") is not None else cell(p.get("from"))
         name = p.get("source") or p.get("operator_id")
-        out.append(f"| {cell(name)} | {md_code(p['topic'])} | {cell(p['partition'])} | {offset} | {held} |")
+        row = f"| {cell(name)} | {md_code(p['topic'])} | {cell(p['partition'])} | {offset} | {held} |"
+        if broker:
+            row += f" {cell(_or_dash(p.get('broker_earliest')))} | {cell(_or_dash(p.get('broker_latest')))} |"
+        out.append(row)
     if len(parts) > KAFKA_ROWS:
         out.append(f"\n{len(parts) - KAFKA_ROWS} more partitions in the JSON record (`--format json`).")
     return out

@@ -80,7 +80,7 @@ def build_evidence(
             "reasons": [_brief(f) for f in result.reasons],
             "warnings": [_brief(f) for f in result.notes],
         },
-        "candidate": _candidate(facts.get("savepoint") or {}),
+        "candidate": _candidate(facts.get("savepoint") or {}, facts.get("kafka") or {}),
         "table": _table(rec, facts),
         "since": _since(rec, facts, since_ms),
         "consumers": _consumers(contract.data),
@@ -94,7 +94,7 @@ def _brief(f: Finding) -> dict[str, Any]:
     return {"rule": f.rule, "severity": f.severity, "message": f.message, "path": f.path, "evidence": f.evidence}
 
 
-def _candidate(sp: dict[str, Any]) -> dict[str, Any] | None:
+def _candidate(sp: dict[str, Any], broker: dict[str, Any]) -> dict[str, Any] | None:
     if not sp.get("configured"):
         return None
     if not sp.get("available"):
@@ -136,7 +136,21 @@ def _candidate(sp: dict[str, Any]) -> dict[str, Any] | None:
         "unmatched_stateful",
     )
     kafka = sp.get("kafka") or {"sources": [], "partitions": []}
+    kafka = {**kafka, "partitions": [_window(p, broker) for p in kafka.get("partitions") or []]}
     return {"available": True, **{k: sp.get(k) for k in keys}, "operators": ops, "kafka": kafka}
+
+
+def _window(p: dict[str, Any], broker: dict[str, Any]) -> dict[str, Any]:
+    """A restore offset with what the broker holds of its partition (facts.kafka; None without
+    one): the window SW-REC-006 compares. Facts only; the rule decides."""
+    topics = broker.get("topics") if broker.get("available") else None
+    topic = topics.get(p.get("topic")) if isinstance(topics, dict) else None
+    held = [q for q in (topic or {}).get("partitions") or [] if q.get("partition") == p.get("partition")]
+    return {
+        **p,
+        "broker_earliest": held[0]["earliest"] if held else None,
+        "broker_latest": held[0]["latest"] if held else None,
+    }
 
 
 def _table(rec: RecoveryFacts, facts: dict[str, Any]) -> dict[str, Any] | None:
