@@ -126,7 +126,7 @@ def test_a_top_level_key_written_in_a_list_item_says_where_it_is_allowed(tmp_pat
     assert f"contracts/orders.yaml:{line}: job.sources[0].quality: unknown key 'quality'" in r.stderr, r
     assert (
         "hint: 'quality' is allowed at the top level, not in job.sources[0]; allowed in job.sources[0]: "
-        "name, kind, uid, rewindable, retention"
+        "name, kind, topic, uid, rewindable, retention, retention_margin"
     ) in r.stderr, r
     assert "did you mean 'quality'" not in r.stderr  # the same name: no news to the user
 
