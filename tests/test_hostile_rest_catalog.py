@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import json
 import socket
-import textwrap
 import threading
 import time
 import zlib
@@ -22,21 +21,13 @@ from typing import Any, ClassVar
 import pytest
 import yaml
 from tests.cli import Proc, sw
+from tests.test_hostile_catalogs import CONTRACT  # the one-table contract the hostile catalogs serve
 from tests.test_hostile_servers import assert_no_secret
 
 pytest.importorskip("pyiceberg", reason="the iceberg extra is not installed")
 
 TOKEN = "rest-tok-Hq27LmZ0pX93vBn4"
 HUGE = 300 * 1024 * 1024  # far more than the 64 MiB cap
-CONTRACT = textwrap.dedent(
-    """\
-    apiVersion: streamwarden/v1
-    kind: PipelineContract
-    metadata: {name: orders, owner: payments-data}
-    job: {name: orders}
-    table: {catalog: lake, identifier: sales.orders}
-    """
-)
 
 
 @cache
