@@ -6,6 +6,7 @@ a prefix of it longer than 8 characters) on stdout or stderr in any format."""
 
 from __future__ import annotations
 
+import gzip
 import json
 import textwrap
 import time
@@ -201,6 +202,38 @@ def test_json_nested_too_deep_is_unavailable(tmp_path: Path, fake: FakeFlink, de
     assert "answered JSON nested more than 64 deep" in fact_001(p)
     text = run("check", "--env", "prod", cwd=cwd)
     assert [ln for ln in text.output.splitlines() if "nested more than 64 deep" in ln][:1], text
+
+
+def encoded(body: bytes, coding: str) -> Any:
+    def write(h: BaseHTTPRequestHandler) -> None:
+        h.send_response(200)
+        h.send_header("Content-Type", "application/json")
+        h.send_header("Content-Encoding", coding)
+        h.send_header("Content-Length", str(len(body)))
+        h.end_headers()
+        h.wfile.write(body)
+
+    return write
+
+
+def test_a_compressed_answer_is_inflated_under_the_cap(tmp_path: Path, fake: FakeFlink) -> None:
+    """A proxy that gzips Flink's answer: the compressed bytes were parsed as JSON and quoted in
+    SW-FACT-001 as mojibake. They are inflated (the job is read); a gzip bomb past the size cap is
+    refused once inflated, not inflated whole; a coding that is not read is named."""
+    fake.routes["/jobs/overview"] = encoded(gzip.compress(json.dumps(overview()).encode()), "gzip")
+    cwd = project(tmp_path, fake)
+    facts = run("facts", "orders", "--env", "prod", cwd=cwd)
+    assert facts.code == 0 and facts.json()["facts"]["flink"]["available"] is True, facts
+
+    bomb = gzip.compress(b'{"jobs": [' + b" " * (80 * 1024 * 1024) + b"]}", compresslevel=9)
+    fake.routes["/jobs/overview"] = encoded(bomb, "gzip")
+    p = run("check", "--env", "prod", "--format", "json", cwd=cwd)
+    assert p.code in (0, 1), p
+    assert "once inflated; refusing to read it" in fact_001(p)
+
+    fake.routes["/jobs/overview"] = encoded(b"\x28\xb5\x2f\xfd garbage", "zstd")
+    p = run("check", "--env", "prod", "--format", "json", cwd=cwd)
+    assert "answered with Content-Encoding zstd, which is not read" in fact_001(p)
 
 
 @pytest.mark.parametrize("answer", [{}, {"jid": JID, "name": "orders", "state": 7, "vertices": "many"}, []])

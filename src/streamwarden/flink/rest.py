@@ -22,6 +22,7 @@ import time
 import urllib.error
 import urllib.parse
 import urllib.request
+import zlib
 from collections.abc import Callable, Iterable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
@@ -273,7 +274,29 @@ class FlinkRestClient:
         declared = str(resp.headers.get("Content-Length") or "")
         if declared.isdigit() and int(declared) > len(body):
             raise RestError("truncated", f"{shown} closed the connection after {len(body)} of {declared} bytes")
-        return body
+        return self._decoded(body, str(resp.headers.get("Content-Encoding") or ""), shown)
+
+    def _decoded(self, body: bytes, encoding: str, shown: str) -> bytes:
+        """Flink answers plain JSON and no Accept-Encoding is sent; a proxy in front of it may still
+        compress. gzip and deflate are inflated under the same size cap (a small bomb is refused,
+        never inflated whole); any other coding is named instead of quoting its compressed bytes."""
+        coding = encoding.strip().lower()
+        if coding in ("", "identity"):
+            return body
+        if coding not in ("gzip", "x-gzip", "deflate"):
+            named = _secrets.cut(coding, 40)
+            raise RestError("not_json", f"{shown} answered with Content-Encoding {named}, which is not read")
+        cap = self.settings.max_bytes
+        wbits = zlib.MAX_WBITS | 32 if coding != "deflate" else zlib.MAX_WBITS  # 32: gzip or zlib header
+        try:
+            inflater = zlib.decompressobj(wbits)
+            plain = inflater.decompress(body, cap + 1)
+        except zlib.error:
+            raise RestError("not_json", f"{shown} answered a {coding} body that does not inflate") from None
+        if len(plain) > cap:
+            too_much = f"{shown} answered more than {_size_text(cap)} once inflated; refusing to read it"
+            raise RestError("too_large", too_much)
+        return plain
 
     def _parse(self, body: bytes, ctype: str, shown: str) -> Any:
         try:

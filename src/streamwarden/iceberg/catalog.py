@@ -193,12 +193,14 @@ def open_catalog(name: str, props: dict[str, str], timeout_ms: int | None = None
         if not Path(path).is_file():
             raise IcebergFactsError(f"catalog '{name}': the SQLite catalog database {path} does not exist")
         props = {"init_catalog_tables": "false", **props}
-    key = (name, tuple(sorted(props.items())))
-    if key in _OPEN:
-        return _OPEN[key]
     from streamwarden.iceberg import rest_http
 
     timeout_s = timeout_ms / 1000 if isinstance(timeout_ms, int) and timeout_ms > 0 else rest_http.DEFAULT_TIMEOUT_S
+    # the bound is part of the catalog: two environments naming one catalog with different
+    # iceberg.timeout values get one client each, never the first one's deadline
+    key = (name, (*sorted(props.items()), ("streamwarden.timeout-s", repr(timeout_s))))
+    if key in _OPEN:
+        return _OPEN[key]
     try:
         from pyiceberg.utils.config import Config
 
