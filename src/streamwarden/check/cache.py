@@ -82,7 +82,7 @@ _EVICT_SLACK = 0.1  # evict down to 90% of MAX_ENTRIES, so eviction does not run
 # The one built-in package whose reads of the time the cache knows: it compares input.now_ms with
 # each waiver's expires_end_ms (and, where the document carries config.waivers.max_horizon_ms,
 # with the instant the expires day comes within that horizon), and shows it in an expired
-# waiver's evidence (timing_for). tests/test_cache_time.py counts its read sites: a new one must
+# waiver's evidence (timing_for). tests/check/test_cache_time.py counts its read sites: a new one must
 # be taught here first.
 _WAIVER_PACKAGE = "streamwarden.waiver"
 _DAY_MS = 86_400_000
