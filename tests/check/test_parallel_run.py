@@ -109,7 +109,7 @@ def test_the_builtin_pack_alone_is_not_compiled_again_by_the_parent(tmp_path: Pa
 
 
 def test_chunks_shrink_towards_the_end_so_workers_finish_together() -> None:
-    from streamwarden.check.run import MIN_CHUNK, STATIC_CHUNK, _chunks
+    from streamwarden.check.workers import MIN_CHUNK, STATIC_CHUNK, _chunks
 
     for n, workers in ((12, 2), (200, 2), (1000, 2), (5000, 4)):
         files = [Path(f"c{i}.yaml") for i in range(n)]

@@ -19,9 +19,11 @@ from tests.check.test_result_cache import make_repo, stats
 from tests.cli import sw
 from tests.conftest import NOW
 
-from streamwarden.check import cache
-from streamwarden.check.cache import ResultCache, StatePrefetch, _sha, file_state, newest_pack
+from streamwarden.check.cache import ResultCache, StatePrefetch, file_state, key, newest_pack
+from streamwarden.check.cache import prefetch as prefetch_module
+from streamwarden.check.cache.key import _sha
 from streamwarden.core import runstate
+from streamwarden.yamlsafe.read import MAX_BYTES
 
 pytestmark = pytest.mark.skipif(
     not hasattr(os, "fork") or (os.cpu_count() or 1) < 2, reason="the child is forked (POSIX, two cores or more)"
@@ -31,7 +33,7 @@ pytestmark = pytest.mark.skipif(
 @pytest.fixture(autouse=True)
 def _small_packs_too(monkeypatch: pytest.MonkeyPatch) -> None:
     """These repositories are small: a pack of a few entries starts a child here."""
-    monkeypatch.setattr(cache, "PREFETCH_MIN_PACK", 0)
+    monkeypatch.setattr(prefetch_module, "PREFETCH_MIN_PACK", 0)
 
 
 def _configured(tmp_path: Path, n: int = 3) -> Path:
@@ -78,12 +80,12 @@ def test_a_file_larger_than_a_contract_may_be_is_left_to_the_run(tmp_path: Path)
     # read refuses it) and answers missing and other files as file_state does
     _, directory, deps = _filled(tmp_path)
     with open(deps[0], "r+b") as fh:
-        fh.truncate(cache.MAX_BYTES + 1)
+        fh.truncate(MAX_BYTES + 1)
     os.unlink(deps[1])
     prefetch = StatePrefetch.start(directory)
     assert prefetch is not None
     assert prefetch.take() == {deps[1]: "missing", deps[2]: file_state(deps[2])}
-    assert file_state(deps[0]) != cache._TOO_LARGE  # without a limit: hashed as ever
+    assert file_state(deps[0]) != key._TOO_LARGE  # without a limit: hashed as ever
 
 
 def test_a_file_the_run_has_read_is_hashed_from_those_bytes(tmp_path: Path) -> None:
@@ -96,7 +98,7 @@ def test_a_file_the_run_has_read_is_hashed_from_those_bytes(tmp_path: Path) -> N
         answer = prefetch.take()
         assert read not in answer and set(answer) == set(deps[1:])
         # the lookups: readahead first, then the child's answer, else the file now
-        results = ResultCache(directory, cache.Context(key="k"), lambda rule: (rule, ""))
+        results = ResultCache(directory, key.Context(key="k"), lambda rule: (rule, ""))
         results.use_prefetched({**answer, read: "0" * 64, "/nowhere/else.yaml": "1" * 64})
         assert results.state(read) == _sha(read, b"the bytes this run parsed")
         assert results.state(deps[1]) == file_state(deps[1])
@@ -110,7 +112,7 @@ def test_a_late_child_is_no_answer_and_is_not_left_running(tmp_path: Path, monke
         time.sleep(30)
         return {}
 
-    monkeypatch.setattr(cache, "_dependency_states", slow)
+    monkeypatch.setattr(prefetch_module, "_dependency_states", slow)
     prefetch = StatePrefetch.start(directory)
     assert prefetch is not None
     pid = prefetch._pid
@@ -133,7 +135,7 @@ def test_an_answer_that_is_not_states_is_ignored(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, answer: object
 ) -> None:
     _, directory, _ = _filled(tmp_path)
-    monkeypatch.setattr(cache, "_dependency_states", lambda pack: answer)
+    monkeypatch.setattr(prefetch_module, "_dependency_states", lambda pack: answer)
     prefetch = StatePrefetch.start(directory)
     assert prefetch is not None
     assert prefetch.take() == {}
@@ -145,7 +147,7 @@ def test_a_child_that_fails_is_no_answer(tmp_path: Path, monkeypatch: pytest.Mon
     def broken(pack: Path) -> dict[str, str]:
         raise RuntimeError("boom")
 
-    monkeypatch.setattr(cache, "_dependency_states", broken)
+    monkeypatch.setattr(prefetch_module, "_dependency_states", broken)
     prefetch = StatePrefetch.start(directory)
     assert prefetch is not None
     pid = prefetch._pid
@@ -156,7 +158,7 @@ def test_a_child_that_fails_is_no_answer(tmp_path: Path, monkeypatch: pytest.Mon
 def test_no_pack_or_a_small_one_no_child(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     assert StatePrefetch.start(tmp_path / "no-cache-yet") is None
     _, directory, _ = _filled(tmp_path)
-    monkeypatch.setattr(cache, "PREFETCH_MIN_PACK", 64 * 1024)  # the default: a pack of 200 entries or so
+    monkeypatch.setattr(prefetch_module, "PREFETCH_MIN_PACK", 64 * 1024)  # the default: a pack of 200 entries or so
     assert StatePrefetch.start(directory) is None
 
 
@@ -164,9 +166,9 @@ def test_no_pack_or_a_small_one_no_child(tmp_path: Path, monkeypatch: pytest.Mon
 # each deployment file by the check's own process (the child's are its own)
 _RUN = """
 import json, os, sys
-import streamwarden.check.cache
-streamwarden.check.cache.PREFETCH_MIN = int(sys.argv[1])
-streamwarden.check.cache.PREFETCH_MIN_PACK = 0
+import streamwarden.check.cache.prefetch
+streamwarden.check.cache.prefetch.PREFETCH_MIN = int(sys.argv[1])
+streamwarden.check.cache.prefetch.PREFETCH_MIN_PACK = 0
 parent, opened = os.getpid(), []
 real_open = os.open
 def counting_open(path, *args, **kwargs):

@@ -17,7 +17,10 @@ from tests.cli import Proc, sw
 from tests.conftest import CLEAN_CONTRACT, named_contract
 from tests.gitrepo import Repo
 
-from streamwarden.check.cache import _STORED, FORMAT, _sha, evict, file_state
+from streamwarden.check.cache import FORMAT, file_state
+from streamwarden.check.cache.disk import evict
+from streamwarden.check.cache.entry import _STORED
+from streamwarden.check.cache.key import _sha
 from streamwarden.contracts.load import discover_contracts
 
 NOW = "2026-12-30T12:00:00Z"
@@ -143,10 +146,10 @@ def test_tool_version_and_engine_version_miss(tmp_path: Path) -> None:
     root = make_repo(tmp_path, n=1)
     check(root)
     assert stats(check(root)) == (1, 0)
-    assert stats(run_patched(root, "import streamwarden.check.cache as c; c.__version__ = '9.9.9'")) == (0, 1)
+    assert stats(run_patched(root, "import streamwarden.check.cache.key as c; c.__version__ = '9.9.9'")) == (0, 1)
     # another build of the engine (its installed files differ)
     engine = (
-        "import streamwarden.check.cache as c; real = c.engine_build\nc.engine_build = lambda n: 'other:' + real(n)"
+        "import streamwarden.check.cache.key as c; real = c.engine_build\nc.engine_build = lambda n: 'other:' + real(n)"
     )
     assert stats(run_patched(root, engine)) == (0, 1)
 

@@ -20,8 +20,9 @@ from tests.conftest import CLEAN_CONTRACT, NOW, REPO, invoke
 from tests.fake_flink import CHECKPOINTS, JID, VID, FakeFlink, fake_flink, flink_error, healthy_routes
 from tests.gitrepo import Repo
 
-import streamwarden.check.run as run_module
-from streamwarden.check.run import RunOptions, run_check
+import streamwarden.check.evaluation as evaluation_module
+from streamwarden.check.options import RunOptions, RunResult
+from streamwarden.check.run import run_check
 from streamwarden.contracts.config import Config, load_config
 from streamwarden.contracts.load import load_contract
 from streamwarden.core.inputschema import INPUT_SCHEMA, input_schema_errors, json_path
@@ -45,13 +46,13 @@ def assert_conforms(doc: dict[str, Any]) -> None:
 def evaluated(monkeypatch: pytest.MonkeyPatch) -> list[dict[str, Any]]:
     """Every document the run hands to the engine (pipelines, removed pipelines, the repository)."""
     seen: list[dict[str, Any]] = []
-    original = run_module._evaluate
+    original = evaluation_module.evaluate_subject
 
     def spy(engine: Any, policy_set: Any, subject: Any, doc: dict[str, Any], packages: Any) -> Any:
         seen.append(copy.deepcopy(doc))
         return original(engine, policy_set, subject, doc, packages)
 
-    monkeypatch.setattr(run_module, "_evaluate", spy)
+    monkeypatch.setattr(evaluation_module, "evaluate_subject", spy)
     return seen
 
 
@@ -62,7 +63,7 @@ def fake() -> Iterator[FakeFlink]:
 
 
 @pytest.fixture(scope="module")
-def examples_run() -> run_module.RunResult:
+def examples_run() -> RunResult:
     config = load_config(str(EXAMPLES / "streamwarden.yaml"))
     return run_check(config, RunOptions(keep_inputs=True, now_ms=NOW_MS))
 
@@ -106,7 +107,7 @@ def test_schema_ships_with_the_other_schemas() -> None:
 # --- static checks ------------------------------------------------------------------------------
 
 
-def test_example_contracts_and_their_deployment_files_conform(examples_run: run_module.RunResult) -> None:
+def test_example_contracts_and_their_deployment_files_conform(examples_run: RunResult) -> None:
     assert examples_run.errors == []
     assert sorted(examples_run.inputs) == ["clickstream-sessions", "orders-enrichment", "payments-cdc"]
     for doc in examples_run.inputs.values():
@@ -421,7 +422,7 @@ def test_gate_and_evidence_documents_conform(tmp_path: Path, fake: FakeFlink, ev
 
 
 @pytest.fixture
-def example_doc(examples_run: run_module.RunResult) -> dict[str, Any]:
+def example_doc(examples_run: RunResult) -> dict[str, Any]:
     return copy.deepcopy(examples_run.inputs["payments-cdc"])
 
 
@@ -488,8 +489,8 @@ def test_self_check_mode_stops_an_evaluation_whose_input_departs_from_the_schema
     monkeypatch: pytest.MonkeyPatch, example_doc: dict[str, Any]
 ) -> None:
     # tests/conftest.py turns self-check mode on for the whole suite: every document any test
-    # evaluates through run._evaluate (check, gate, evidence, diffs, live sources) is validated
-    from streamwarden.check.run import _evaluate, _Subject
+    # evaluates through evaluation.evaluate_subject (check, gate, evidence, diffs, live sources) is validated
+    from streamwarden.check.evaluation import _Subject, evaluate_subject
     from streamwarden.core.selfcheck import SelfCheckError
     from streamwarden.engine import load_policy_set, make_engine
 
@@ -503,6 +504,6 @@ def test_self_check_mode_stops_an_evaluation_whose_input_departs_from_the_schema
     }
     monkeypatch.setenv("STREAMWARDEN_SELF_CHECK", "1")
     with pytest.raises(SelfCheckError, match=r"\$\.contract\.checkpoint\.interval: '60s' is not of type 'integer'"):
-        _evaluate(engine, policy_set, subject, bad, None)
+        evaluate_subject(engine, policy_set, subject, bad, None)
     monkeypatch.setenv("STREAMWARDEN_SELF_CHECK", "0")
-    _evaluate(engine, policy_set, subject, bad, None)  # off: nothing is validated
+    evaluate_subject(engine, policy_set, subject, bad, None)  # off: nothing is validated

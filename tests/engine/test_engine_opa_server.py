@@ -30,7 +30,8 @@ from tests.conftest import NOW, REPO
 from tests.reporting import EXAMPLES
 from tests.reporting import run_check as cli_check
 
-from streamwarden.check.run import RunOptions, run_check
+from streamwarden.check.options import RunOptions
+from streamwarden.check.run import run_check
 from streamwarden.contracts.config import Config
 from streamwarden.core.errors import PolicyError, UsageError
 from streamwarden.engine import load_policy_set, make_engine

@@ -226,7 +226,8 @@ def test_a_custom_policy_with_a_bad_requires_line_fails_the_run_with_exit_2(tmp_
 
 def test_selection_keeps_every_finding_of_the_examples(tmp_path: Path) -> None:
     # the example contracts, checked statically: the full pack and the selection agree
-    from streamwarden.check.run import RunOptions, run_check
+    from streamwarden.check.options import RunOptions
+    from streamwarden.check.run import run_check
     from streamwarden.contracts.config import load_config
 
     root = REPO / "contracts" / "examples"

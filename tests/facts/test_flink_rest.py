@@ -19,7 +19,7 @@ import pytest
 from tests.fake_flink import fake_flink
 from tests.flink_cluster import FlinkCluster, java_missing_reason
 
-from streamwarden.check.run import evaluate_contract
+from streamwarden.check.evaluation import evaluate_contract
 from streamwarden.contracts.config import Config
 from streamwarden.contracts.load import load_contract
 from streamwarden.engine import load_policy_set, make_engine

@@ -27,7 +27,7 @@ from tests.iceberg_tables import (
     compact,
 )
 
-from streamwarden.check.run import evaluate_contract
+from streamwarden.check.evaluation import evaluate_contract
 from streamwarden.contracts.config import Config
 from streamwarden.contracts.load import load_contract
 from streamwarden.engine import load_policy_set, make_engine

@@ -7,6 +7,7 @@ name."""
 from __future__ import annotations
 
 import ast
+import re
 from pathlib import Path
 
 import pytest
@@ -152,3 +153,42 @@ def test_a_narrowed_package_imports_only_what_it_names(package: str) -> None:
 def test_a_layer_rule_fails_on_an_upward_import() -> None:
     # the rule is not vacuous: an import of the command line from the base would be caught
     assert RANK["cli"] < RANK["check"] < RANK["core"]
+
+
+def _check_order() -> list[str]:
+    """The modules of ``check/`` in the order its row of ARCHITECTURE.md's package table names them,
+    up to "each imports only the ones after it"; its ``cache/`` package comes after all of them."""
+    text = ARCHITECTURE.read_text(encoding="utf-8")
+    row = text.split("| `check/` |", 1)[1].split("each imports only the ones after it", 1)[0]
+    names = list(dict.fromkeys(re.findall(r"`([a-z_]+)\.py`", row)))
+    return [f"streamwarden.check.{n}" for n in names]
+
+
+CHECK_ORDER = _check_order()
+
+
+def _check_rank(module: str) -> int:
+    if module.startswith("streamwarden.check.cache"):
+        return len(CHECK_ORDER)
+    return CHECK_ORDER.index(module)
+
+
+def test_the_check_row_names_every_module_of_check() -> None:
+    own = {m for m in MODULES if _area(m) == "check" and not m.startswith("streamwarden.check.cache")}
+    assert sorted(own - {"streamwarden.check"}) == sorted(CHECK_ORDER)
+    assert CHECK_ORDER[0] == "streamwarden.check.run"  # the page was read
+
+
+def test_a_check_module_imports_only_the_ones_after_it() -> None:
+    # run -> workers -> runcache -> evaluation -> context -> options -> cache/: one run's steps, in order
+    wrong = sorted(
+        f"{module} imports {dep}"
+        for module, deps in GRAPH.items()
+        if _area(module) == "check" and module != "streamwarden.check"
+        for dep in deps
+        if _area(dep) == "check"
+        and dep != "streamwarden.check"
+        and _check_rank(dep) <= _check_rank(module)
+        and not (dep.startswith("streamwarden.check.cache") and module.startswith("streamwarden.check.cache"))
+    )
+    assert wrong == []
