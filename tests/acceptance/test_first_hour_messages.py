@@ -18,10 +18,9 @@ from typing import Any
 import pytest
 import yaml
 from tests.cli import _SCRIPT, sw
-from tests.conftest import CLEAN_CONTRACT, NOW
+from tests.conftest import CLEAN_CONTRACT, NOW, REPO
 from tests.reporting import EXAMPLES
 
-REPO = Path(__file__).resolve().parents[1]
 ESC = "\x1b["
 
 
