@@ -70,7 +70,7 @@ policy-test: setup
 	$(VENV)/bin/streamwarden policy test --coverage --threshold 90
 
 # Every generated file: the policy index, docs/rules.md and the README's caller workflow, the
-# contract reference, the input schema (scripts/generate.py lists them; tests/test_generated.py
+# contract reference, the input schema (scripts/generate.py lists them; tests/project/test_generated.py
 # fails, naming the file, while one is stale).
 generate: $(VENV)/.installed
 	$(PY) scripts/generate.py

@@ -9,11 +9,11 @@
   (scripts/update_input_schema.py).
 
     python scripts/generate.py           # rewrite what is stale
-    python scripts/generate.py --check   # exit 1 naming each stale file and the command (tests/test_generated.py)
+    python scripts/generate.py --check   # exit 1 naming each stale file and the command (tests/project/test_generated.py)
 
 Not here: ``src/streamwarden/flink/keys/flink.txt`` (read from Flink's released jars by
 scripts/update_flink_keys.py, a download) and the golden files of tests/golden (expected outputs a
-reviewer accepts: ``UPDATE_GOLDEN=1 python -m pytest tests/test_report_golden.py``).
+reviewer accepts: ``UPDATE_GOLDEN=1 python -m pytest tests/report/test_report_golden.py``).
 """
 
 from __future__ import annotations

@@ -1,7 +1,7 @@
 """What every generator in scripts/ shares: write a generated file, or in check mode say it is stale.
 
 python scripts/generate.py           # every generator: `make generate`
-python scripts/generate.py --check   # exit 1 naming each stale file (tests/test_generated.py)
+python scripts/generate.py --check   # exit 1 naming each stale file (tests/project/test_generated.py)
 """
 
 from __future__ import annotations

@@ -14,6 +14,9 @@ from click.testing import CliRunner, Result
 from streamwarden.cli import main
 
 REPO = Path(__file__).resolve().parent.parent
+# tests/ itself: shared files (fixtures/, golden/, flink_jobs/) are reached from here, never from a
+# test file's own __file__, so a test module can move between folders (tests/README.md).
+TESTS = REPO / "tests"
 
 # Self-check mode (src/streamwarden/core/selfcheck.py) for every test, CLI subprocesses included: each
 # input document must conform to the published input schema, and leaving out the policy files

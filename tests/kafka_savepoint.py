@@ -8,7 +8,7 @@ everything and a checkpoint completed), the job is stopped with a canonical save
 state must resume each partition exactly where the group's committed offset says.
 
 Used by scripts/record_kafka_savepoint.py (the committed recording) and by the slow test that
-records afresh (tests/test_kafka_savepoints.py).
+records afresh (tests/flink/test_kafka_savepoints.py).
 """
 
 from __future__ import annotations

@@ -11,10 +11,10 @@ from typing import Any
 
 import yaml
 from click.testing import CliRunner, Result
+from tests.conftest import CLEAN_CONTRACT
+from tests.iceberg_tables import JOB_A, FlinkSink, Lake
+from tests.savepoint_files import Operator, orders_job, write_savepoint
 
-from conftest import CLEAN_CONTRACT
-from iceberg_tables import JOB_A, FlinkSink, Lake
-from savepoint_files import Operator, orders_job, write_savepoint
 from streamwarden.cli.recovery import evidence, gate
 from streamwarden.flink.uids import operator_id
 

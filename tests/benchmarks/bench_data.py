@@ -8,7 +8,7 @@
 
 Every measurement runs ``--repeat`` times; the table prints each time and the best. The Spark
 session is started once before the measurements (its start-up is reported on its own). The
-table is append-only, so neither path applies delete files here (tests/test_data_scan.py covers
+table is append-only, so neither path applies delete files here (tests/facts/test_data_scan.py covers
 deletes). Results depend on the machine's load: the load average is printed with them.
 
     SPARK_LOCAL_IP=127.0.0.1 python tests/benchmarks/bench_data.py [--rows 10000000] [--files 10]

@@ -90,7 +90,7 @@ print(json.dumps({
 
 def build(root: Path, total: int, real: int) -> int:
     """The table, with ``total`` snapshots on main; returns the ``now_ms`` to check it at."""
-    from iceberg_tables import CLEAN_PROPERTIES, JOB_A, MINUTE_MS, START_MS, FlinkSink, Lake
+    from tests.iceberg_tables import CLEAN_PROPERTIES, JOB_A, MINUTE_MS, START_MS, FlinkSink, Lake
 
     synthetic = total - real
     lake = Lake(root)
@@ -118,7 +118,7 @@ def build(root: Path, total: int, real: int) -> int:
 def _synthetic_history(n: int, manifest_list: str) -> list[dict]:
     """``n`` snapshots a minute apart, oldest first: a new job id every 2,000 commits (a restore
     that continues its checkpoint ids), an out-of-band overwrite every 997, a compaction every 499."""
-    from iceberg_tables import MINUTE_MS, SINK_OP, START_MS
+    from tests.iceberg_tables import MINUTE_MS, SINK_OP, START_MS
 
     out: list[dict] = []
     parent = None

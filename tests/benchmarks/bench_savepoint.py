@@ -1,6 +1,6 @@
 """Benchmark: how long the savepoint reader takes to read a real ``_metadata`` and to refuse hostile
 counts (a count the bytes left cannot hold is refused before anything is allocated; the test suite
-checks that with a memory bound, tests/test_savepoint_reader.py, and never times it).
+checks that with a memory bound, tests/flink/test_savepoint_reader.py, and never times it).
 
 Prints, per case, the median and the min-max of the parse time over ``--runs`` runs (each run parses
 the case ``--repeat`` times), and what the reader said. Figures only: nothing here passes or fails.

@@ -38,7 +38,7 @@ from streamwarden.core.escape import json_text, terminal
 from streamwarden.report import FORMATS as REPORT_FORMATS
 
 if TYPE_CHECKING:
-    from streamwarden.check.run import RunOptions, RunResult
+    from streamwarden.check.options import RunOptions, RunResult
     from streamwarden.report import Report
 
 
@@ -158,7 +158,7 @@ def check(
     color: str,
 ) -> None:
     """Check contracts (and the repository files they name) against the policies."""
-    from streamwarden.check.run import RunOptions
+    from streamwarden.check.options import RunOptions
     from streamwarden.evaluate.baseline import use_baseline
     from streamwarden.evaluate.findings import exit_code
 
@@ -369,7 +369,8 @@ def diff(
 ) -> None:
     """Contract review: every change classified breaking / coordinate / safe, with the consumers affected."""
     _check_refs(base_ref, trusted_ref)
-    from streamwarden.check.run import RunOptions, run_check
+    from streamwarden.check.options import RunOptions
+    from streamwarden.check.run import run_check
     from streamwarden.evaluate.review import exit_code, review
     from streamwarden.report.review import render_json, render_markdown
 
@@ -408,7 +409,8 @@ def facts(
     pipeline: str, paths: tuple[str, ...], config_path: str | None, now: str | None, environment: str | None
 ) -> None:
     """Print the policy input document of one pipeline as JSON (for debugging and `opa eval`)."""
-    from streamwarden.check.run import find_pipeline, now_ms, pipeline_document
+    from streamwarden.check.evaluation import pipeline_document
+    from streamwarden.check.run import find_pipeline, now_ms
 
     config = config_from(config_path)
     contract = find_pipeline(config, pipeline, paths)

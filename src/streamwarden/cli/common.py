@@ -14,13 +14,12 @@ from typing import Any, TypeVar
 
 import click
 
+from streamwarden.check.options import ENGINES
 from streamwarden.contracts.config import Config, load_config
 from streamwarden.core import exitcodes
 from streamwarden.core.errors import StreamwardenError, UsageError
 from streamwarden.core.escape import log_text, shown_name
 
-# kept in step with streamwarden.engine.ENGINES (that package loads the engine interfaces)
-ENGINE_NAMES = ("regorus", "opa")
 COLOR_CHOICES = ("auto", "always", "never")
 
 F = TypeVar("F", bound=Callable[..., Any])
@@ -160,7 +159,7 @@ policy_option = click.option(
     "--policy", "policy_dirs", multiple=True, metavar="DIR", help="Add custom Rego policies (repeatable)."
 )
 engine_option = click.option(
-    "--engine", type=click.Choice(ENGINE_NAMES), default="regorus", show_default=True, help="Rego engine."
+    "--engine", type=click.Choice(ENGINES), default="regorus", show_default=True, help="Rego engine."
 )
 opa_url_option = click.option(
     "--opa-url",

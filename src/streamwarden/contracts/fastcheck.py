@@ -9,7 +9,7 @@ this module does not know, ``compile_schema`` returns None and jsonschema does a
 It implements the Draft 2020-12 keywords our schemas use, with jsonschema's semantics (booleans
 are not numbers, 1.0 is an integer, ``pattern`` is ``re.search``, ``format`` is an annotation
 unless ``formats`` gives a check for it, as jsonschema's format checker does).
-``tests/test_fastcheck.py`` holds it to jsonschema's verdict on every fixture and on thousands of
+``tests/contracts/test_fastcheck.py`` holds it to jsonschema's verdict on every fixture and on thousands of
 mutated contracts and configs.
 """
 

@@ -55,7 +55,7 @@ def fast_check_for(schema: Schema) -> Check | None:
     hit = _FAST.get(id(schema))
     if hit is not None and hit[0] is schema:
         return hit[1]
-    # the shipped schemas are checked against the metaschema by the tests (test_warm_path.py), not
+    # the shipped schemas are checked against the metaschema by the tests (tests/check/test_warm_path.py), not
     # on every run: a run whose documents are valid never imports jsonschema
     check = compile_schema(inline_refs(schema), formats=FORMATS)
     _FAST[id(schema)] = (schema, check)

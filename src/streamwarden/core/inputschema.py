@@ -27,7 +27,7 @@ MESSAGE_LIMIT = 300
 @functools.cache
 def input_validator() -> jsonschema.Draft202012Validator:
     """The compiled validator of the input schema (built once per process; the schema itself is
-    checked against the metaschema by tests/test_input_schema.py, not on every start)."""
+    checked against the metaschema by tests/core/test_input_schema.py, not on every start)."""
     return jsonschema.Draft202012Validator(load_schema(INPUT_SCHEMA))
 
 

@@ -9,7 +9,7 @@ each evaluation also prove that
 - leaving out the policy files whose METADATA declares ``custom.requires`` changed no result
   (``engine/regorus_engine.py`` evaluates the full pack beside the selection);
 - the result cache changed no answer: a run answers from it as any run does, then every hit is
-  loaded and evaluated again and what the run reports for it compared (``run._verify_hits``).
+  loaded and evaluated again and what the run reports for it compared (``check/runcache.py``, ``verify_hits``).
 
 A violation raises :class:`SelfCheckError`: a bug in streamwarden, never the user's input. It is
 off in normal runs (validating the input costs milliseconds per document).

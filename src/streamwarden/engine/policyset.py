@@ -542,7 +542,7 @@ def builtin_policy_files(tests: bool = True) -> list[PolicyFile]:
 
 
 # The built-in pack's index (INDEX_NAME beside its files, written by scripts/update_policy_index.py
-# and kept current by tests/test_policy_index.py): each file's parse (package, rule sets, tests,
+# and kept current by tests/engine/test_policy_index.py): each file's parse (package, rule sets, tests,
 # conditions, METADATA blocks) by the SHA-256 of its text. Parsing the METADATA YAML of every
 # built-in file is 8 ms of each run; the index is read in one. An entry whose hash is not the
 # file's (an edited checkout), or an index that cannot be read, only means the file is parsed.

@@ -1,5 +1,5 @@
 """Where a policy file may read the time, and which packages it may read the rules of: from the
-syntax tree regorus parses, for the result cache (``cache.py``), which asks the engine what an
+syntax tree regorus parses, for the result cache (``check/cache/``), which asks the engine what an
 evaluation executed.
 
 A policy has one time, ``input.now_ms`` (the built-ins that would give another are refused in

@@ -299,7 +299,7 @@ def review(result: Any) -> list[dict[str, Any]]:
         if ref.name not in result.inputs and ref.name in cached:
             # answered by the result cache, which answers, in a pull request, only a file the pull
             # request leaves as it is (the base's bytes) whose findings hold nothing for the review
-            # (run._reviewable): no change to list, as for the same file evaluated
+            # (check/runcache.py, _reviewable): no change to list, as for the same file evaluated
             if result.base is not None:
                 unchanged.append((len(out), ref))
             continue

@@ -8,7 +8,7 @@ indentation itself and leaves the values to the C encoder: a container of scalar
 item separator carries the newline and the indentation), a string with ``encode_basestring``.
 Anything it does not know exactly (a type other than the JSON ones or a subclass of one, a
 key that is not a string, a deep or circular structure) is handed to ``json.dumps`` for the whole
-document, so the text never differs (tests/test_report_json_fast.py compares both)."""
+document, so the text never differs (tests/report/test_report_json_fast.py compares both)."""
 
 from __future__ import annotations
 

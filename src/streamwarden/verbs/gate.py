@@ -68,10 +68,11 @@ def run_gate(
 ) -> GateResult:
     """The gate's decision on ``pipeline`` in ``env_name``: the contract found, its recovery facts
     gathered (``since_ms``: also what the table and Flink did since then, for the evidence record),
-    every policy evaluated in ``gate`` mode (the one evaluation of check, run.evaluate_pipeline),
+    every policy evaluated in ``gate`` mode (the one evaluation of check, check/evaluation.py evaluate_pipeline),
     waivers applied; deny when an unwaived error remains. ``evidence.build_evidence`` renders this
     same result."""
-    from streamwarden.check.run import evaluate_one, find_pipeline
+    from streamwarden.check.evaluation import evaluate_one
+    from streamwarden.check.run import find_pipeline
 
     contract = find_pipeline(config, pipeline, paths)
     recovery = gather_recovery(
