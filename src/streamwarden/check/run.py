@@ -57,6 +57,7 @@ class RunOptions:
     state_file: Path | None = None  # data facts: remember the last checked snapshot per table
     cache_dir: Path | None = None  # check --cache: the result cache (static results only)
     review_inputs: bool = False  # kept inputs hold only contract and base (the contract review's needs)
+    whole_inputs: bool = False  # kept inputs are whole all the same (check --env's OpenLineage events read facts)
 
 
 @dataclass(frozen=True)
@@ -793,7 +794,7 @@ def _check_chunk_of(
         ref = PipelineRef(contract.name, contract.file)
         kept = None
         if ctx.keep_inputs:
-            kept = inputdoc.review_part(doc) if ctx.options.review_inputs else doc
+            kept = inputdoc.review_part(doc) if ctx.options.review_inputs and not ctx.options.whole_inputs else doc
         writer = writers.writer_of(contract)
         if writer is not None and base_doc is not None and ctx.base is not None:
             writer.base = writers.base_part(base_doc)
