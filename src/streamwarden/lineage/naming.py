@@ -94,15 +94,18 @@ def location_name(location: str) -> DatasetName | None:
     except ValueError:
         return None
     scheme = parts.scheme.lower()
-    path = parts.path
+    path = _clean(parts.path)
     if scheme in ("", "file"):
         name = path.rstrip("/") or "/"
         return DatasetName("file", name) if name.startswith("/") else None
-    authority = parts.netloc.rpartition("@")[2]  # never a user:password@
+    user, _, host = parts.netloc.rpartition("@")
     for prefix, canonical in _OBJECT_STORES:
         if scheme.startswith(prefix):
-            return DatasetName(f"{canonical}://{authority}", path.strip("/") or "/")
-    return DatasetName(f"{scheme}://{authority}" if authority else scheme, path.rstrip("/") or "/")
+            # Azure's authority is container@account: the container is part of the name, a
+            # user:password never is (only configured secrets are masked in what is kept)
+            keep = f"{user}@{host}" if user and ":" not in user and canonical in ("abfss", "wasbs") else host
+            return DatasetName(f"{canonical}://{secrets.scrub(keep, shapes=False)}", path.strip("/") or "/")
+    return DatasetName(f"{scheme}://{_clean(host)}" if host else scheme, path.rstrip("/") or "/")
 
 
 def _fields(schema: Any) -> list[dict[str, Any]]:
@@ -128,7 +131,7 @@ def table(contract: Mapping[str, Any], facts: Mapping[str, Any]) -> Table | None
     ice = facts.get("iceberg")
     live = ice if isinstance(ice, Mapping) and ice.get("available") else None
     location = live.get("location") if live else None
-    named = location_name(_clean(location)) if isinstance(location, str) and location else None
+    named = location_name(location) if isinstance(location, str) and location else None
     dataset = named
     if dataset is None and catalog and identifier:
         dataset = DatasetName(f"iceberg://{_clean(catalog)}", _clean(identifier))
