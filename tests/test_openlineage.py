@@ -26,7 +26,6 @@ from tests.cli import Proc, sw
 from tests.conftest import REPO
 
 from recovery_repo import RecoveryRepo
-from streamwarden.lineage.naming import DatasetName, location_name
 
 pytest.importorskip("openlineage.client")
 
@@ -214,6 +213,17 @@ def test_a_run_that_errors_emits_start_and_fail_with_the_error(incident: Recover
     assert end["job"]["name"] == "orders-enrichment"
 
 
+def test_the_console_transport_prints_events_on_stderr_and_leaves_stdout_the_report(
+    incident: RecoveryRepo, home: Path
+) -> None:
+    p = _run(incident, "gate", env={"OPENLINEAGE__TRANSPORT__TYPE": "console"})
+    assert p.code == 1, p
+    assert p.json()["decision"] == "deny"  # stdout parses whole: the report alone
+    events = [json.loads(line) for line in p.stderr.splitlines() if line.startswith('{"eventTime"')]
+    _, end = _pair(events)
+    assert end["run"]["facets"]["streamwarden"]["decision"] == "deny"
+
+
 # --- the http transport -------------------------------------------------------------------------
 
 
@@ -309,6 +319,49 @@ def test_a_receiver_that_is_down_costs_a_warning_not_the_decision(incident: Reco
     assert p.code == 1, p
     assert p.json()["decision"] == "deny"
     assert "OpenLineage: the START event of orders-enrichment could not be sent" in p.stderr
+
+
+@pytest.mark.slow
+def test_the_kafka_transport_publishes_the_events_to_a_topic(
+    incident: RecoveryRepo, home: Path, tmp_path: Path
+) -> None:
+    """The client's kafka transport, on a real Kafka-compatible broker (tests/kafka_broker.py)."""
+    from confluent_kafka import Consumer
+    from tests.kafka_broker import missing_reason, running_broker
+
+    if missing_reason():
+        pytest.skip(missing_reason() or "")
+    with running_broker(tmp_path / "tansu") as broker:
+        broker.create_topic("lineage", 1)
+        (incident.root / "openlineage.yml").write_text(
+            yaml.safe_dump(
+                {
+                    "transport": {
+                        "type": "kafka",
+                        "topic": "lineage",
+                        "config": {"bootstrap.servers": broker.bootstrap, "acks": "all"},
+                        "flush": True,
+                    }
+                }
+            )
+        )
+        p = _run(incident, "gate")
+        assert p.code == 1, p
+        assert "OpenLineage" not in p.stderr, p.stderr
+        consumer = Consumer({"bootstrap.servers": broker.bootstrap, "group.id": "t", "auto.offset.reset": "earliest"})
+        consumer.subscribe(["lineage"])
+        events: list[dict[str, Any]] = []
+        try:
+            for _ in range(60):  # the broker's first fetch is slow (tests/kafka_broker.py)
+                message = consumer.poll(1.0)
+                if message is not None and not message.error():
+                    events.append(json.loads(message.value()))
+                if len(events) == 2:
+                    break
+        finally:
+            consumer.close()
+    _, end = _pair(events)
+    assert end["run"]["facets"]["streamwarden"]["decision"] == "deny"
 
 
 # --- off unless configured ----------------------------------------------------------------------
@@ -412,23 +465,24 @@ def test_the_shipped_facet_schema_is_the_one_the_facet_names(tmp_path: Path) -> 
 
 
 @pytest.mark.parametrize(
-    ("location", "expected"),
+    ("location", "namespace", "name"),
     [
-        ("s3://bucket/warehouse/sales/orders", DatasetName("s3://bucket", "warehouse/sales/orders")),
-        ("s3a://bucket/warehouse/sales/orders/", DatasetName("s3://bucket", "warehouse/sales/orders")),
-        ("gs://bucket/wh/t", DatasetName("gs://bucket", "wh/t")),
-        (
-            "abfs://lake@account.dfs.core.windows.net/wh/t",
-            DatasetName("abfss://lake@account.dfs.core.windows.net", "wh/t"),
-        ),
-        ("file:/tmp/warehouse/db/sink", DatasetName("file", "/tmp/warehouse/db/sink")),
-        ("file:///tmp/warehouse/db/sink", DatasetName("file", "/tmp/warehouse/db/sink")),
-        ("/tmp/warehouse/db/sink/", DatasetName("file", "/tmp/warehouse/db/sink")),
-        ("hdfs://namenode:8020/warehouse/t", DatasetName("hdfs://namenode:8020", "/warehouse/t")),
-        ("s3://user:pass@bucket/t", DatasetName("s3://bucket", "t")),
+        ("s3://bucket/warehouse/sales/orders", "s3://bucket", "warehouse/sales/orders"),
+        ("s3a://bucket/warehouse/sales/orders/", "s3://bucket", "warehouse/sales/orders"),
+        ("gs://bucket/wh/t", "gs://bucket", "wh/t"),
+        ("abfs://lake@account.dfs.core.windows.net/wh/t", "abfss://lake@account.dfs.core.windows.net", "wh/t"),
+        ("file:/tmp/warehouse/db/sink", "file", "/tmp/warehouse/db/sink"),
+        ("file:///tmp/warehouse/db/sink", "file", "/tmp/warehouse/db/sink"),
+        ("/tmp/warehouse/db/sink/", "file", "/tmp/warehouse/db/sink"),
+        ("hdfs://namenode:8020/warehouse/t", "hdfs://namenode:8020", "/warehouse/t"),
+        ("s3://user:pass@bucket/t", "s3://bucket", "t"),
     ],
 )
-def test_table_locations_are_named_as_openlineage_integrations_name_them(location: str, expected: DatasetName) -> None:
+def test_table_locations_are_named_as_openlineage_integrations_name_them(
+    location: str, namespace: str, name: str
+) -> None:
     """The Java client's FilesystemDatasetUtils (what OpenLineage's Flink and Spark integrations
     name Iceberg tables with): e.g. its Flink test expects file + /tmp/warehouse/db/sink."""
-    assert location_name(location) == expected
+    from streamwarden.lineage.naming import DatasetName, location_name
+
+    assert location_name(location) == DatasetName(namespace, name)

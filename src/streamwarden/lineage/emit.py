@@ -24,6 +24,7 @@ from __future__ import annotations
 import functools
 import logging
 import os
+import sys
 import time
 from collections.abc import Callable, Iterable, Mapping
 from datetime import datetime, timezone
@@ -112,7 +113,21 @@ def open_client(warn: Warn) -> Any:
         return None
     if not configured or client.transport.kind == "noop":
         return None
+    if client.transport.kind == "console":
+        _console_on_stderr()
     return client
+
+
+def _console_on_stderr() -> None:
+    """The console transport logs each event at INFO (a CLI configures no logging, so it would
+    print nothing): one JSON event per line on stderr, stdout stays the report."""
+    log = logging.getLogger("openlineage.client.transport.console")
+    if not any(getattr(h, "_streamwarden", False) for h in log.handlers):
+        handler = logging.StreamHandler(sys.stderr)
+        handler.setFormatter(logging.Formatter("%(message)s"))
+        handler._streamwarden = True  # type: ignore[attr-defined]
+        log.addHandler(handler)
+    log.setLevel(logging.INFO)
 
 
 def _why(exc: BaseException) -> str:
@@ -133,6 +148,7 @@ class LineageRun:
         self.done = False
         self._client: Any = None
         self._opened = False
+        self.closes = True  # close the client after this run's events (check --env closes it once, at the end)
 
     def __enter__(self) -> LineageRun:
         return self
@@ -144,10 +160,15 @@ class LineageRun:
         client = self.client()
         if client is None:
             return
-        message = getattr(exc, "render", None)
-        text = message() if callable(message) else f"{type(exc).__name__}: {exc}"
-        build = _Builder(self, client)
-        self._send(client, [build.start(), build.fail(secrets.cut(str(text), MESSAGE_LIMIT))])
+        try:
+            message = getattr(exc, "render", None)
+            text = message() if callable(message) else f"{type(exc).__name__}: {exc}"
+            build = _Builder(self, client)
+            events = [build.start(), build.fail(secrets.cut(str(text), MESSAGE_LIMIT))]
+        except Exception as problem:  # the command's own error is the one to report
+            self.warn(f"OpenLineage: the events of {self.pipeline} could not be built: {_why(problem)}")
+            return
+        self._send(client, events)
 
     def client(self) -> Any:
         if not self._opened:
@@ -191,10 +212,16 @@ class LineageRun:
                     f"OpenLineage: the {event.eventType.value} event of {self.pipeline} could not be sent: {_why(exc)}"
                 )
                 break
-        try:
-            client.close(CLOSE_TIMEOUT_S)
-        except Exception as exc:
-            self.warn(f"OpenLineage: the transport did not close cleanly: {_why(exc)}")
+        if self.closes:
+            close(client, self.warn)
+
+
+def close(client: Any, warn: Warn) -> None:
+    """Wait for what the transport still holds (async transports), bounded."""
+    try:
+        client.close(CLOSE_TIMEOUT_S)
+    except Exception as exc:
+        warn(f"OpenLineage: the transport did not close cleanly: {_why(exc)}")
 
 
 _current: LineageRun | None = None  # the command's run (lineage_run), for gate_finished
@@ -257,7 +284,9 @@ def check_finished(result: RunResult, environment: str, fail_on: str, warn: Warn
         if doc is None or "facts" not in doc:
             continue
         run = LineageRun("check", ref.name, environment, warn)
+        run.started_s = started
         run.started = datetime.fromtimestamp(started, timezone.utc).isoformat(timespec="milliseconds")
+        run.closes = False
         if client is None:
             client = run.client()
             if client is None:
@@ -272,6 +301,8 @@ def check_finished(result: RunResult, environment: str, fail_on: str, warn: Warn
             reasons=failing,
             policy_set=result.policy_set,
         )
+    if client is not None:
+        close(client, warn)
 
 
 class _Builder:
