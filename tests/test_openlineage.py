@@ -331,6 +331,7 @@ def test_the_kafka_transport_publishes_the_events_to_a_topic(
 
     if missing_reason():
         pytest.skip(missing_reason() or "")
+    (tmp_path / "tansu").mkdir()
     with running_broker(tmp_path / "tansu") as broker:
         broker.create_topic("lineage", 1)
         (incident.root / "openlineage.yml").write_text(
