@@ -413,7 +413,8 @@ def test_configured_without_the_client_installed_warns_and_keeps_the_decision(
     shadow.mkdir(parents=True)
     (shadow / "__init__.py").write_text("raise ImportError('not installed')\n")
     _file_config(incident.root / "openlineage.yml", tmp_path / "events.jsonl")
-    p = _run(incident, "gate", env={"PYTHONPATH": str(shadow.parent)})
+    path = os.pathsep.join(x for x in (str(shadow.parent), os.environ.get("PYTHONPATH")) if x)
+    p = _run(incident, "gate", env={"PYTHONPATH": path})
     assert p.code == 1, p
     assert p.json()["decision"] == "deny"
     assert "pip install 'streamwarden[openlineage]'" in p.stderr
