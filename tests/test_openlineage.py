@@ -389,6 +389,17 @@ def test_the_import_trace_sees_the_client_when_configured(incident: RecoveryRepo
     assert any("openlineage.client" in line for line in p.stderr.splitlines() if line.startswith("import time:"))
 
 
+def test_a_static_check_never_imports_the_client_even_when_configured(incident: RecoveryRepo, home: Path) -> None:
+    """Lineage is about runs against an environment: a repository check emits nothing and loads nothing."""
+    events_file = incident.root.parent / "events.jsonl"
+    _file_config(incident.root / "openlineage.yml", events_file)
+    p = sw("check", "--now", incident.now_arg(), cwd=incident.root, env={"PYTHONPROFILEIMPORTTIME": "1"})
+    assert p.code in (0, 1), p
+    imported = [line for line in p.stderr.splitlines() if line.startswith("import time:")]
+    assert imported and not [line for line in imported if "openlineage" in line]
+    assert not events_file.exists()
+
+
 def test_openlineage_disabled_wins_over_a_configuration(incident: RecoveryRepo, home: Path, receiver: Receiver) -> None:
     p = _run(incident, "gate", env={"OPENLINEAGE_URL": receiver.url, "OPENLINEAGE_DISABLED": "true"})
     assert p.code == 1, p
