@@ -23,6 +23,12 @@ TESTS = REPO / "tests"
 # whose METADATA declares `custom.requires` must not change a result.
 os.environ.setdefault("STREAMWARDEN_SELF_CHECK", "1")
 
+# No test sends OpenLineage events to a backend the developer's shell or ~/.openlineage configures:
+# the client's own switch turns it off (tests/test_openlineage.py sets its own configuration).
+for _key in [k for k in os.environ if k.startswith("OPENLINEAGE")]:
+    del os.environ[_key]
+os.environ["OPENLINEAGE_DISABLED"] = "true"
+
 NOW = "2026-11-25T12:00:00Z"
 
 # A contract that every contract-only rule accepts. Tests derive broken variants from it.

@@ -21,6 +21,7 @@ FILES = {
     "config": "streamwarden-config.v1.schema.json",
     "input": "streamwarden-input.v1.schema.json",
     "findings": "streamwarden-findings.v1.schema.json",
+    "openlineage": "streamwarden-openlineage-run-facet.v1.schema.json",
 }
 MODELINE = "# yaml-language-server: $schema="
 

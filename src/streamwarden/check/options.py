@@ -35,6 +35,7 @@ class RunOptions:
     state_file: Path | None = None  # data facts: remember the last checked snapshot per table
     cache_dir: Path | None = None  # check --cache: the result cache (static results only)
     review_inputs: bool = False  # kept inputs hold only contract and base (the contract review's needs)
+    whole_inputs: bool = False  # kept inputs are whole all the same (check --env's OpenLineage events read facts)
 
 
 @dataclass(frozen=True)

@@ -157,7 +157,7 @@ def _check_chunk_of(
         ref = PipelineRef(contract.name, contract.file)
         kept = None
         if ctx.keep_inputs:
-            kept = inputdoc.review_part(doc) if ctx.options.review_inputs else doc
+            kept = inputdoc.review_part(doc) if ctx.options.review_inputs and not ctx.options.whole_inputs else doc
         writer = writers.writer_of(contract)
         if writer is not None and base_doc is not None and ctx.base is not None:
             writer.base = writers.base_part(base_doc)

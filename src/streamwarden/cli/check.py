@@ -35,6 +35,7 @@ from streamwarden.contracts.config import FAIL_ON, Config
 from streamwarden.core import exitcodes
 from streamwarden.core.errors import UsageError
 from streamwarden.core.escape import json_text, terminal
+from streamwarden.lineage.emit import check_finished, maybe_configured
 from streamwarden.report import FORMATS as REPORT_FORMATS
 
 if TYPE_CHECKING:
@@ -169,6 +170,8 @@ def check(
     if opa_url and engine != "opa" and not _from_env("opa_url"):
         raise UsageError("--opa-url is only used with --engine opa")
     config = config_from(config_path)
+    lineage = bool(environment) and maybe_configured()  # OpenLineage events read each pipeline's whole document
+    review = bool(base_ref) and any(t.fmt in ("markdown", "github") for t in targets)
     options = RunOptions(
         paths=paths,
         policy_dirs=[Path(d) for d in policy_dirs],
@@ -177,8 +180,9 @@ def check(
         base_ref=base_ref,
         trusted_ref=trusted_ref,
         # the contract review in the markdown report needs every input document
-        keep_inputs=bool(base_ref) and any(t.fmt in ("markdown", "github") for t in targets),
-        review_inputs=True,
+        keep_inputs=lineage or review,
+        review_inputs=review,
+        whole_inputs=lineage,
         environment=environment,
         since_snapshot=since_snapshot,
         state_file=Path(state_file) if state_file else None,
@@ -186,6 +190,7 @@ def check(
     )
     if (since_snapshot is not None or state_file) and not environment:
         raise UsageError("--since-snapshot and --state-file need --env (they are about live data facts)")
+    started = time.time()
     result = _run_check(config, options, opa_url=opa_url, verbose=verbose)
     if result.cache_off and (cache_dir or verbose):  # a cache asked for (--cache, STREAMWARDEN_CACHE) that is off
         fail(f"note: {result.cache_off}; the check ran without it")
@@ -198,6 +203,8 @@ def check(
     used = use_baseline(result.findings, baseline_file, write_baseline_file, config.root, trusted_ref or base_ref)
     for note in used.notes:
         fail(note)
+    if lineage and environment:  # OpenLineage START and COMPLETE per pipeline, when configured
+        check_finished(result, environment, threshold, fail, started)
     baseline = used.file
     report = _make_report(result, config, threshold, baseline, targets)
     _emit(report, targets, color)

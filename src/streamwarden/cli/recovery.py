@@ -20,6 +20,7 @@ from streamwarden.cli.common import (
     config_option,
     engine_option,
     engine_options,
+    fail,
     handle_errors,
     now_or,
     opa_url_option,
@@ -27,6 +28,7 @@ from streamwarden.cli.common import (
     policy_option,
     write,
 )
+from streamwarden.lineage.emit import gate_finished, lineage_run
 
 
 @click.group()
@@ -94,6 +96,7 @@ ENVIRONMENT_HELP = (
 @_with_common
 @click.option("--format", "fmt", type=click.Choice(["text", "json", "markdown"]), default="text", show_default=True)
 @handle_errors
+@lineage_run("gate", fail)  # OpenLineage START/FAIL, when configured
 def gate(
     pipeline: str,
     env_name: str,
@@ -124,6 +127,7 @@ def gate(
         engine=engine,
         engine_options=engine_options(engine, opa_url),
     )
+    gate_finished(result, config, [Path(d) for d in policy_dirs])  # OpenLineage COMPLETE, when configured
     render = {"json": render_json, "markdown": render_markdown}.get(fmt, render_text)
     write(render(result), output)
     sys.exit(result.exit_code)
@@ -144,6 +148,7 @@ def gate(
 @click.option("--since", "since", metavar="TIME", help="Incident start: RFC 3339 time or a duration ago (6h).")
 @click.option("--format", "fmt", type=click.Choice(["markdown", "json"]), default="markdown", show_default=True)
 @handle_errors
+@lineage_run("evidence", fail)  # OpenLineage START/FAIL, when configured
 def evidence(
     pipeline: str,
     env_name: str,
@@ -177,5 +182,6 @@ def evidence(
         engine=engine,
         engine_options=engine_options(engine, opa_url),
     )
+    gate_finished(record.gate, config, [Path(d) for d in policy_dirs])  # OpenLineage COMPLETE, when configured
     write(render_json(record) if fmt == "json" else render_markdown(record), output)
     sys.exit(record.exit_code)

@@ -16,6 +16,7 @@ SCHEMAS = {
     "config": CONFIG_SCHEMA,
     "input": "streamwarden-input.v1.schema.json",
     "findings": "streamwarden-findings.v1.schema.json",
+    "openlineage": "streamwarden-openlineage-run-facet.v1.schema.json",
 }
 
 
@@ -23,8 +24,8 @@ SCHEMAS = {
 @click.argument("which", type=click.Choice(list(SCHEMAS)), default="contract", required=False)
 @click.option("--path", "show_path", is_flag=True, help="Print the installed file path instead of the schema.")
 def schema(which: str, show_path: bool) -> None:
-    """Print a JSON Schema: contract (default), config (streamwarden.yaml), input (the policy input)
-    or findings (what check --format json writes)."""
+    """Print a JSON Schema: contract (default), config (streamwarden.yaml), input (the policy input),
+    findings (what check --format json writes) or openlineage (the `streamwarden` run facet)."""
     path = schema_dir() / SCHEMAS[which]
     if show_path:
         click.echo(str(path))
