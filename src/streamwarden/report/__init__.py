@@ -5,7 +5,7 @@ streamwarden.core.escape (one function per format):
   reading only the run's findings: text, json_format, sarif, junit, github, markdown;
 - the other verbs' documents, rendered from the data the verb built (never deciding again):
   gate.py (the gate decision: text, JSON, Markdown), evidence.py (the recovery evidence record:
-  JSON, Markdown), review.py (``diff``'s contract review: JSON, Markdown), savepoint.py
+  JSON, Markdown), notices.py (its consumer notices: Markdown, JSON), review.py (``diff``'s contract review: JSON, Markdown), savepoint.py
   (``savepoint inspect``: text, JSON), catalog.py (``policy doc``), timeline.py (the checkpoint ↔
   snapshot timeline, a Mermaid block in the Markdown of gate and evidence).
 """
