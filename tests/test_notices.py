@@ -40,7 +40,8 @@ class _Quiet(ThreadingHTTPServer):
 class Receiver:
     """A webhook receiver on 127.0.0.1: records each request (path, headers, body) and answers as
     ``mode`` says: ok (200), redirect (302 to another path of itself), huge (an endless 200 body
-    without Content-Length), slow (answers only when closed), echo500 (500 quoting the
+    without Content-Length), declared (announces 100 MiB), drip (a byte every half second), slow
+    (answers only when closed), echo500 (500 quoting the
     Authorization header it got), hostile500 (500 with terminal escapes and workflow commands)."""
 
     def __init__(self, mode: str = "ok") -> None:
@@ -65,6 +66,22 @@ class Receiver:
                     self.send_header("Location", "/elsewhere")
                     self.send_header("Content-Length", "0")
                     self.end_headers()
+                    return
+                if mode == "declared":  # announces 100 MiB, sends a little
+                    self.send_response(200)
+                    self.send_header("Content-Length", str(100 * 1024 * 1024))
+                    self.end_headers()
+                    self.wfile.write(b"x" * 1024)
+                    return
+                if mode == "drip":  # one byte every half second: each read is quick, the whole is not
+                    self.send_response(200)
+                    self.send_header("Content-Length", "1000")
+                    self.end_headers()
+                    for _ in range(1000):
+                        if receiver.release.wait(0.5):
+                            return
+                        self.wfile.write(b"x")
+                        self.wfile.flush()
                     return
                 if mode == "huge":
                     self.send_response(200)
@@ -280,6 +297,8 @@ def _closed_port_url() -> str:
         ("down", "unreachable", "cannot reach notify target 'data-platform'"),
         ("slow", "timeout", "no whole answer from notify target 'data-platform'"),
         ("huge", "too_large", "with more than 64 KiB; refused to read it"),
+        ("declared", "too_large", "with more than 64 KiB; refused to read it"),
+        ("drip", "timeout", "no whole answer from notify target 'data-platform' (http://127.0.0.1:"),
         ("redirect", "redirect", "answered HTTP 302, a redirect; redirects are not followed"),
         ("echo500", "http", "answered HTTP 500: rejected Bearer ***"),
     ],
