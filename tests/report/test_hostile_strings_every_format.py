@@ -338,6 +338,17 @@ def test_evidence_markdown_is_inert(recovery: tuple[RecoveryRepo, Path]) -> None
     assert "```mermaid" in md  # the timeline is drawn, its labels escaped (test_recovery_markdown)
 
 
+def test_evidence_notices_markdown_is_inert(recovery: tuple[RecoveryRepo, Path]) -> None:
+    md = _recovery(recovery, "evidence", "notices").stdout
+    assert_markdown_inert(md, what="evidence notices")  # the consumer's name, as written in the contract
+
+
+def test_evidence_notices_json_gives_the_strings_back(recovery: tuple[RecoveryRepo, Path]) -> None:
+    out = _recovery(recovery, "evidence", "notices-json").stdout
+    doc = assert_json_round_trips(out, LINE, what="evidence notices json")
+    assert LINE in {n["consumer"]["name"] for n in doc["notices"]}
+
+
 @pytest.mark.parametrize("fmt", ["text", "json"])
 def test_savepoint_inspect_is_inert(recovery: tuple[RecoveryRepo, Path], fmt: str) -> None:
     repo, sp = recovery

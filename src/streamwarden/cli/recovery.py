@@ -4,7 +4,8 @@ Exit codes: ``savepoint inspect`` 0, or 2 when the savepoint cannot be read; ``g
 1 deny (missing facts, an existing savepoint that cannot be read included, deny: it fails closed),
 2 unusable input (invalid contract, unknown pipeline or environment, bad flag, a --restore-from
 where nothing exists); ``evidence`` 0 when the record was written (its verdict is the gate's
-decision), 2 unusable input.
+decision), 1 when it was but a notice ``--notify`` posted was not delivered, 2 unusable input
+(``--notify`` without ``notify:`` targets, a target's token variable not set: nothing is posted).
 """
 
 from __future__ import annotations
@@ -26,8 +27,11 @@ from streamwarden.cli.common import (
     opa_url_option,
     parse_time,
     policy_option,
+    say,
     write,
 )
+from streamwarden.core.errors import UsageError
+from streamwarden.core.escape import terminal
 from streamwarden.lineage.emit import gate_finished, lineage_run
 
 
@@ -142,11 +146,26 @@ def gate(
     "Exit codes: 0 the record was written, whatever its verdict (a deny is in the record; it fails "
     "closed as the gate does: a fact that could not be gathered is a reason to deny); 2 unusable input "
     "(invalid contract, unknown pipeline or environment, a --restore-from where nothing exists, a bad "
-    "flag). Use gate for a decision by exit code.\n\n" + ENVIRONMENT_HELP
+    "flag, --notify without notify: targets or with a target's token variable unset). With --notify: 1 "
+    "when a notice could not be delivered (the record is written all the same, the failures are on "
+    "stderr and in the record). Use gate for a decision by exit code.\n\n" + ENVIRONMENT_HELP
 )
 @_with_common
 @click.option("--since", "since", metavar="TIME", help="Incident start: RFC 3339 time or a duration ago (6h).")
-@click.option("--format", "fmt", type=click.Choice(["markdown", "json"]), default="markdown", show_default=True)
+@click.option(
+    "--format",
+    "fmt",
+    type=click.Choice(["markdown", "json", "notices", "notices-json"]),
+    default="markdown",
+    show_default=True,
+    help="The record (markdown, json), or only the consumers' notices (notices: Markdown; notices-json: JSON).",
+)
+@click.option(
+    "--notify",
+    is_flag=True,
+    help="Post each consumer's notice (JSON) to the webhook targets of `notify:` in streamwarden.yaml that "
+    "serve its contact; exit 1 if a post was not delivered (the record is written all the same).",
+)
 @handle_errors
 @lineage_run("evidence", fail)  # OpenLineage START/FAIL, when configured
 def evidence(
@@ -163,11 +182,19 @@ def evidence(
     now: str | None,
     since: str | None,
     fmt: str,
+    notify: bool,
 ) -> None:
-    from streamwarden.report.evidence import render_json, render_markdown
+    from streamwarden.report import evidence as record_formats
+    from streamwarden.report import notices as notice_formats
     from streamwarden.verbs.evidence import build_evidence
 
     config = config_from(config_path)
+    if notify and not config.notify:
+        raise UsageError(
+            "--notify needs webhook targets: streamwarden.yaml has no `notify:`",
+            file=config.file,
+            hint="add `notify:` targets (name, url, contacts, token_env) to streamwarden.yaml; see docs/notices.md",
+        )
     now_ms = now_or(now)
     record = build_evidence(
         config,
@@ -182,6 +209,28 @@ def evidence(
         engine=engine,
         engine_options=engine_options(engine, opa_url),
     )
+    if notify:
+        from streamwarden.verbs.notify import deliver
+
+        record.notified(deliver(config.notify, record.data["notices"]))
+    render = {
+        "json": record_formats.render_json,
+        "notices": notice_formats.render_markdown,
+        "notices-json": notice_formats.render_json,
+    }.get(fmt, record_formats.render_markdown)
     gate_finished(record.gate, config, [Path(d) for d in policy_dirs])  # OpenLineage COMPLETE, when configured
-    write(render_json(record) if fmt == "json" else render_markdown(record), output)
+    write(render(record), output)
+    if notify:
+        _say_delivery(record.data["notify"], len(record.data["notices"]))
     sys.exit(record.exit_code)
+
+
+def _say_delivery(outcome: dict[str, Any], consumers: int) -> None:
+    """On stderr: each post that was not delivered, each consumer no target serves, and a count."""
+    for d in outcome["deliveries"]:
+        if not d["delivered"]:
+            fail(f"the notice to consumer {terminal(d['consumer'])} was not delivered: {terminal(d['error'])}")
+    for n in outcome["not_told"]:
+        contact = terminal(n["contact"]) if n.get("contact") else "no contact"
+        fail(f"consumer {terminal(n['name'])} ({contact}) was not told: {n['reason']}")
+    say(f"streamwarden: {len(outcome['notified'])} of {consumers} consumers told")

@@ -23,7 +23,25 @@ CONFIG_NAMES = ("streamwarden.yaml", "streamwarden.yml")
 FAIL_ON = ("error", "warning", "never")
 DAY_MS = 86_400_000
 WAIVER_MAX_HORIZON_MS = 365 * DAY_MS  # `waivers.max_horizon` unset: one year
+NOTIFY_TIMEOUT_MS = 10_000  # a notify target's `timeout` unset
 _ENV_REF = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)\}")
+
+
+@dataclass(frozen=True)
+class NotifyTarget:
+    """One webhook target of ``notify:``: ``evidence --notify`` posts the notice of each consumer
+    whose contact one of ``contacts`` matches to ``url`` (the host comes from here only, never
+    from a contract), with the bearer token of the variable ``token_env``. ``where``: the
+    target's place in streamwarden.yaml (file, line, field path), for errors."""
+
+    name: str
+    url: str
+    contacts: tuple[str, ...]
+    token_env: str | None = None
+    timeout_ms: int = NOTIFY_TIMEOUT_MS
+    file: str | None = None
+    line: int | None = None
+    path: str = "notify"
 
 
 @dataclass
@@ -40,6 +58,7 @@ class Config:
     flink_known_keys: tuple[str, ...] = ()  # `flink.known_keys`: keys SW-DEPLOY-001 accepts besides Flink's
     # `waivers.max_horizon`: how far ahead a waiver may expire (SW-WAIVER-001 reads it from the input)
     waiver_max_horizon_ms: int = WAIVER_MAX_HORIZON_MS
+    notify: list[NotifyTarget] = field(default_factory=list)  # `notify:`: where `evidence --notify` posts
 
     def policy_settings(self) -> dict[str, Any]:
         """The part of this configuration the policies read: ``input.config``."""
@@ -122,7 +141,65 @@ def config_from_document(doc: YamlDocument, root: Path) -> Config:
         flink_known_keys=tuple((data.get("flink") or {}).get("known_keys") or ()),
         limits=_limits(data.get("limits") or {}),
         waiver_max_horizon_ms=_horizon(data.get("waivers") or {}),
+        notify=_notify(data.get("notify") or [], doc),
     )
+
+
+def _notify(items: list[Any], doc: YamlDocument) -> list[NotifyTarget]:
+    """``notify:`` (its shape checked by the schema): unique names, a URL with a host and no
+    credentials in it (the token comes from ``token_env``)."""
+    from urllib.parse import urlsplit
+
+    targets: list[NotifyTarget] = []
+    for i, item in enumerate(items):
+        path = f"notify[{i}]"
+        name, url = str(item["name"]), str(item["url"])
+        if any(t.name == name for t in targets):
+            raise InputError(
+                f"two notify targets are named {name!r}",
+                file=doc.file,
+                line=doc.line_of(f"{path}.name"),
+                path=f"{path}.name",
+                hint="give each target of `notify:` its own name",
+            )
+        try:
+            parts = urlsplit(url)
+            host, _ = parts.hostname, parts.port
+        except ValueError as exc:
+            host, parts = None, None
+            why = str(exc)
+        else:
+            why = "it has no host"
+        if parts is None or not host:
+            raise InputError(
+                f"notify target {name!r}: the url is not usable ({why})",
+                file=doc.file,
+                line=doc.line_of(f"{path}.url"),
+                path=f"{path}.url",
+                hint="write the webhook's http:// or https:// URL, e.g. https://hooks.example.com/streamwarden",
+            )
+        timeout = item.get("timeout")
+        if timeout == 0:
+            raise InputError(
+                f"notify target {name!r}: a timeout of 0 lets no post finish",
+                file=doc.file,
+                line=doc.line_of(f"{path}.timeout"),
+                path=f"{path}.timeout",
+                hint="leave it out (10s) or give the longest a post may take, e.g. 30s",
+            )
+        targets.append(
+            NotifyTarget(
+                name=name,
+                url=url,
+                contacts=tuple(str(c) for c in item["contacts"]),
+                token_env=item.get("token_env"),
+                timeout_ms=timeout if isinstance(timeout, int) else NOTIFY_TIMEOUT_MS,
+                file=doc.file,
+                line=doc.line_of(path),
+                path=path,
+            )
+        )
+    return targets
 
 
 def _horizon(data: dict[str, Any]) -> int:

@@ -1,6 +1,7 @@
 """A ``requests`` transport with streamwarden's bounds, for the clients that bring their own
-``requests`` session: opa-python-client (``engine.opa_http``) and PyIceberg's REST catalog
-(``iceberg.rest_http``). Flink REST has its own transport on urllib (``serverhttp``).
+``requests`` session: opa-python-client (``engine.opa_http``), PyIceberg's REST catalog
+(``iceberg.rest_http``) and the webhook posts of ``evidence --notify`` (``verbs.notify``). Flink
+REST has its own transport on urllib (``serverhttp``).
 
 ``BoundedAdapter`` is mounted on the client's session for ``http://`` and ``https://``. For every
 request it:

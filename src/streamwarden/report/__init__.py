@@ -7,7 +7,8 @@ streamwarden.core.escape (one function per format):
   gate.py (the gate decision: text, JSON, Markdown), evidence.py (the recovery evidence record:
   JSON, Markdown), review.py (``diff``'s contract review: JSON, Markdown), savepoint.py
   (``savepoint inspect``: text, JSON), catalog.py (``policy doc``), timeline.py (the checkpoint ↔
-  snapshot timeline, a Mermaid block in the Markdown of gate and evidence).
+  snapshot timeline, a Mermaid block in the Markdown of gate and evidence), notices.py (the
+  consumer notices of an evidence record: Markdown, JSON).
 """
 
 from __future__ import annotations

@@ -13,11 +13,11 @@ and files).
 from __future__ import annotations
 
 import datetime as dt
-from collections.abc import Iterable, Mapping
+from collections.abc import Mapping
 from typing import Any
 
 from streamwarden.core.escape import mermaid_label as label
-from streamwarden.evaluate.findings import Finding
+from streamwarden.verbs.notices import replay_duplicates as replay_duplicates  # read by gate and evidence too
 
 REPLAY_SHOWN = 6  # replayed commits drawn one by one; more: the first 3, "… n more", the last
 
@@ -50,13 +50,6 @@ def _job(sp: Mapping[str, Any]) -> str:
         return f"job {job}"
     prefix = sp.get("job_id_prefix")
     return f"job {prefix}…" if isinstance(prefix, str) and prefix else "job unknown"
-
-
-def replay_duplicates(findings: Iterable[Finding]) -> bool:
-    """Whether the gate decided that the restore's replay writes rows twice: SW-REC-002 fired on
-    the replay window (recovery/sw_rec_002.rego; waived or not, the rows are the same). Read from the
-    rule's finding, never decided again from the facts."""
-    return any(f.rule == "SW-REC-002" and "replay" in f.evidence for f in findings)
 
 
 def recovery_timeline(sp: Mapping[str, Any] | None, *, duplicates: bool) -> list[str]:

@@ -1,7 +1,7 @@
 """The recovery evidence record: which savepoint or checkpoint is authoritative, which table
 snapshot matches it, what the restart replays, whether that duplicates rows, how to roll the table
-back, who to tell, and which code version is restored (report/evidence.py renders it: Markdown for
-people, JSON for tooling).
+back, who to tell and what each consumer is told (verbs/notices.py), and which code version is
+restored (report/evidence.py renders it: Markdown for people, JSON for tooling).
 
 Built on a gate run (``gate.run_gate``, with ``since_ms`` for what happened since the incident
 began): its facts (facts/recovery.py) are the record's, and its decision is the verdict, rendered,
@@ -23,6 +23,7 @@ from streamwarden.facts.recovery import RecoveryFacts
 from streamwarden.facts.restore import rollback_commands
 from streamwarden.repo.git import work_tree_commit
 from streamwarden.verbs.gate import GateResult, run_gate, source_status
+from streamwarden.verbs.notices import build_notices, replay_duplicates
 
 SINCE_CAP = 200
 
@@ -35,8 +36,15 @@ class EvidenceRecord:
 
     @property
     def exit_code(self) -> int:
-        """0: a record was produced (the verdict inside may still be deny)."""
-        return exitcodes.exit_code()
+        """0: a record was produced (the verdict inside may still be deny); 1: it was, but a notice
+        ``--notify`` posted was not delivered (``notify.failed``)."""
+        return exitcodes.exit_code(failed=bool((self.data.get("notify") or {}).get("failed")))
+
+    def notified(self, outcome: dict[str, Any]) -> None:
+        """What ``--notify`` did (verbs/notify.py ``deliver``), kept in the record: ``notify`` (every
+        post, who no target serves) and ``notified`` (the consumers told)."""
+        self.data["notify"] = outcome
+        self.data["notified"] = list(outcome["notified"])
 
 
 def build_evidence(
@@ -87,6 +95,9 @@ def build_evidence(
         "code": _code(contract.path, contract.file, facts),
         "sources": source_status(facts),
     }
+    data["notices"] = build_notices(data, rec.ancestry, replay_duplicates(result.findings))
+    data["notify"] = None  # `--notify` fills it in: EvidenceRecord.notified
+    data["notified"] = []
     return EvidenceRecord(data, result.findings, result)
 
 
