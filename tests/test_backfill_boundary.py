@@ -202,3 +202,24 @@ def test_an_unreadable_manifest_of_the_backfill_is_a_gap_and_the_gate_fails_clos
     assert p.code == 1, p
     gap = [x for x in p.json()["reasons"] if x["rule"] == "SW-FACT-001" and x["path"] == "fork_of.range"]
     assert [x["severity"] for x in gap] == ["error"], p
+
+
+def test_without_a_job_id_the_job_name_resolves_through_flink_rest(tmp_path: Path) -> None:
+    """fork_of without job_id: the backfill's job.name, listed by Flink REST (a loopback stand-in
+    serving Flink 2.3.0's answers), gives its job id; with no Flink facts nothing can be matched."""
+    from tests.fake_flink import NOW, fake_flink, healthy_routes, job, overview
+
+    lake, table = lake_with_owner(tmp_path)
+    sid = backfill_commit(lake, table, 1, ["2025-08-01"], "main")
+    no_id = BACKFILL.replace(f"  job_id: {JOB_BACKFILL}\n", "")
+    assert of(check(lake, no_id), "SW-TABLE-015") == []  # no job id known: silent
+    routes = healthy_routes(JOB_BACKFILL, "orders-backfill")
+    routes["/jobs/overview"] = (200, overview((JOB_BACKFILL, "orders-backfill", "FINISHED", NOW - 60000)))
+    routes[f"/jobs/{JOB_BACKFILL}"] = (200, job(JOB_BACKFILL, "orders-backfill", "FINISHED"))
+    with fake_flink() as fake:
+        fake.routes = routes
+        config = {"environments": {"local": {"iceberg": lake.environment(), "flink": {"rest_url": fake.url}}}}
+        (lake.root / "streamwarden.yaml").write_text(yaml.safe_dump(config), encoding="utf-8")
+        p = sw("check", "--env", "local", "--format", "json", "--fail-on", "never", cwd=lake.root)
+    found = [f for f in p.json()["findings"] if f["rule"] == "SW-TABLE-015" and f["pipeline"] == "orders-backfill"]
+    assert [f["evidence"]["snapshot_ids"] for f in found] == [[sid]], p

@@ -30,7 +30,8 @@ US_PER_DAY = 86_400_000_000
 US_PER_HOUR = 3_600_000_000
 TEMPORAL = ("date", "timestamp", "timestamptz", "timestamp_ns", "timestamptz_ns")
 NUMERIC = ("int", "long")
-ORDERED_TRANSFORMS = ("identity", "year", "month", "day", "hour")
+# order-preserving transforms a range maps through, finest first
+ORDERED_TRANSFORMS = ("identity", "hour", "day", "month", "year")
 
 
 @dataclass(frozen=True)
@@ -301,8 +302,8 @@ def _partition_field(spec: Any, source_id: int) -> tuple[int, str, str] | None:
         transform = str(pf.transform).replace(" ", "").lower()
         if pf.source_id != source_id or transform not in ORDERED_TRANSFORMS:
             continue
-        rank = ORDERED_TRANSFORMS[::-1].index(transform)  # identity finest
-        if best is None or rank > best[0]:
+        rank = ORDERED_TRANSFORMS.index(transform)
+        if best is None or rank < best[0]:
             best = (rank, (pos, pf.name, transform))
     return best[1] if best else None
 
