@@ -3,7 +3,8 @@ properties with Iceberg's defaults made explicit, refs, the checked branch's sna
 window, their Flink lineage, and (capped) the data files they added.
 
 Reads table metadata only, except for SW-TABLE-011's added data files (manifests of the newest
-window snapshots, capped). The shape and the cost model are documented in docs/facts-iceberg.md.
+window snapshots, capped) and a declared backfill's added files (the manifests its snapshots
+wrote, capped; SW-TABLE-015). The shape and the cost model are documented in docs/facts-iceberg.md.
 Never raises for a catalog or table problem: that is ``{"available": false, "configured": true,
 "error": ...}``, which SW-FACT-001 reports.
 """
