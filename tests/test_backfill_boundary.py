@@ -223,3 +223,29 @@ def test_without_a_job_id_the_job_name_resolves_through_flink_rest(tmp_path: Pat
         p = sw("check", "--env", "local", "--format", "json", "--fail-on", "never", cwd=lake.root)
     found = [f for f in p.json()["findings"] if f["rule"] == "SW-TABLE-015" and f["pipeline"] == "orders-backfill"]
     assert [f["evidence"]["snapshot_ids"] for f in found] == [[sid]], p
+
+
+def test_a_wap_staged_backfill_is_found_by_its_wap_id_and_judged_on_its_range(tmp_path: Path) -> None:
+    """fork_of with a WAP id and no job id: its snapshots carry wap.id and sit on no branch
+    (staged: written to a branch that is then dropped, as an audit leaves them); one that wrote a
+    partition after the range fires, naming the WAP id."""
+    lake, table = lake_with_owner(tmp_path)
+    make_branch(table)
+    rows = [{"order_id": 20_000, "amount": None, "event_time": at("2025-10-02")}]
+    lake.clock.tick()
+    with lake.frozen_clock():
+        table.append(
+            pa.Table.from_pylist(rows, schema=table.schema().as_arrow()),
+            snapshot_properties={"wap.id": "replay-42"},
+            branch=BRANCH,
+        )
+    table.refresh()
+    staged = table.metadata.refs[BRANCH].snapshot_id
+    table.manage_snapshots().remove_branch(BRANCH).commit()
+    wap = BACKFILL.replace(f"  job_id: {JOB_BACKFILL}\n", "").replace(f"  branch: {BRANCH}\n", "  wap_id: replay-42\n")
+    [f] = of(check(lake, wap), "SW-TABLE-015")
+    assert f["path"] == "fork_of.range"
+    assert f["message"].startswith(
+        'backfill "orders-backfill" (WAP id "replay-42", declared at fork_of) wrote data outside'
+    )
+    assert f"snapshot {staged}: partition event_time_day=20363" in f["message"]
