@@ -82,3 +82,28 @@ deny contains f if {
 		"evidence": {"source": "deployment", "entry": u.entry, "file": u.file, "error": u.error},
 	}
 }
+
+# SW-FACT-001: the manifests a declared backfill's range is judged from could not be read
+# (facts.iceberg.backfills, SW-TABLE-015): the range was not checked, so the gap is reported
+# instead, at the declaration's range; an error in gate mode, as for a source that is down.
+warn contains f if {
+	input.facts.iceberg.available == true
+	some item in object.get(input.facts.iceberg, ["backfills", "items"], [])
+	err := item.range.error
+	is_string(err)
+	f := object.union(
+		{
+			"rule": "SW-FACT-001",
+			"message": sprintf(
+				"iceberg facts could not be gathered: the manifests of %s %s (declared at %s) could not be read (%s); SW-TABLE-015 could not judge its range",
+				[item.kind, _fact_backfill_name(item), item.path, err],
+			),
+			"path": sprintf("%s.range", [item.path]),
+			"value": "iceberg",
+			"evidence": {"source": "iceberg", "error": err, "declared_at": item.path},
+		},
+		lib.gate_severity,
+	)
+}
+
+_fact_backfill_name(item) := lib.quote(item.job) if is_string(item.job) else := concat(", ", item.job_ids)

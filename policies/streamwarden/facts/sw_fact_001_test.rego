@@ -207,3 +207,40 @@ test_fact001_unavailable_but_not_refused_still_warns if {
 	f.rule == "SW-FACT-001"
 	f.path == "facts.iceberg"
 }
+
+# ---------------------------------------------------------------- SW-FACT-001: a backfill's manifests
+
+_t_backfill(rng) := {"iceberg": {"available": true, "configured": true, "backfills": {"branches": {}, "walk": 10000, "items": [{
+	"path": "fork_of", "kind": "backfill", "job": "orders-backfill", "job_ids": ["bf"], "branch": "b",
+	"wap_id": null, "identified": true, "matched": 1, "snapshots": [], "snapshots_truncated": 0, "range": rng,
+}]}}}
+
+_t_unread := {"column": "event_time", "declared_from": "2025-07-01", "declared_to": "2025-10-01", "checked": false, "reason": null, "error": "snapshot 7: FileNotFoundError"}
+
+test_fact001_unreadable_backfill_manifest_warns_at_its_range if {
+	findings := warn with input as {"facts": _t_backfill(_t_unread), "mode": "check"}
+	[f] := [x | some x in findings]
+	f.path == "fork_of.range"
+	f.value == "iceberg"
+	f.message == `iceberg facts could not be gathered: the manifests of backfill "orders-backfill" (declared at fork_of) could not be read (snapshot 7: FileNotFoundError); SW-TABLE-015 could not judge its range`
+	not f.severity
+}
+
+test_fact001_unreadable_backfill_manifest_is_an_error_in_the_gate if {
+	findings := warn with input as {"facts": _t_backfill(_t_unread), "mode": "gate"}
+	[f] := [x | some x in findings]
+	f.severity == "error"
+}
+
+test_fact001_unreadable_backfill_names_job_ids_without_a_job_name if {
+	facts := json.patch(_t_backfill(_t_unread), [{"op": "replace", "path": "/iceberg/backfills/items/0/job", "value": null}])
+	findings := warn with input as {"facts": facts, "mode": "check"}
+	[f] := [x | some x in findings]
+	contains(f.message, "the manifests of backfill bf (declared at fork_of)")
+}
+
+test_fact001_backfill_range_read_or_absent_is_quiet if {
+	ok := object.union(_t_unread, {"checked": true, "error": null})
+	count(warn) == 0 with input as {"facts": _t_backfill(ok), "mode": "check"}
+	count(warn) == 0 with input as {"facts": _t_backfill(null), "mode": "check"}
+}

@@ -26,7 +26,8 @@ import data.streamwarden.lib
 #   or lacks a branch/WAP id or the range. The owner is the writer without fork_of that wrote the
 #   table at the base ref (in a pull request: the newcomer is the second writer), else the one
 #   that declares the table's contract (table.identifier); when several writers tie, each of
-#   them fires. In a pull request that adds the second writer, the change is breaking.
+#   them fires. In a pull request that adds the second writer, the change is breaking. Whether
+#   the declared boundary holds on the live table is SW-TABLE-015's (check --env).
 # custom:
 #   id: SW-TABLE-014
 #   kind: diff

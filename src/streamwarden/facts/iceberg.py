@@ -3,7 +3,8 @@ properties with Iceberg's defaults made explicit, refs, the checked branch's sna
 window, their Flink lineage, and (capped) the data files they added.
 
 Reads table metadata only, except for SW-TABLE-011's added data files (manifests of the newest
-window snapshots, capped). The shape and the cost model are documented in docs/facts-iceberg.md.
+window snapshots, capped) and a declared backfill's added files (the manifests its snapshots
+wrote, capped; SW-TABLE-015). The shape and the cost model are documented in docs/facts-iceberg.md.
 Never raises for a catalog or table problem: that is ``{"available": false, "configured": true,
 "error": ...}``, which SW-FACT-001 reports.
 """
@@ -28,6 +29,7 @@ from streamwarden.facts.source import (
 from streamwarden.facts.spark_data import data_promises
 from streamwarden.iceberg import MAIN_BRANCH
 from streamwarden.iceberg.access import AccessRefused, Reader
+from streamwarden.iceberg.backfill import BackfillLimits, backfill_facts
 from streamwarden.iceberg.catalog import ContractTable, IcebergFactsError, describe, open_contract_table, table_decision
 from streamwarden.iceberg.lineage import analyze_lineage
 from streamwarden.iceberg.snapshots import (
@@ -105,7 +107,7 @@ class IcebergSource:
             if decision is not None and not decision.allowed:  # nothing of the table is read (SW-FACT-002)
                 out.append(refused(decision.reason))
             elif self.needed(s.data, env):
-                section, s.table = gather_table(s.data, env, ctx, s.reader)
+                section, s.table = gather_table(s.data, env, ctx, s.reader, flink=s.facts.get("flink"))
                 out.append(section)
             else:
                 out.append(not_configured())
@@ -115,11 +117,17 @@ class IcebergSource:
 
 
 def gather_table(
-    contract: Mapping[str, Any], env: Mapping[str, Any], ctx: GatherContext, reader: Reader | None = None
+    contract: Mapping[str, Any],
+    env: Mapping[str, Any],
+    ctx: GatherContext,
+    reader: Reader | None = None,
+    *,
+    flink: Mapping[str, Any] | None = None,
 ) -> tuple[dict[str, Any], ContractTable | None]:
     """One contract's ``facts.iceberg``, with the opened table (None when it could not be read)
     for the sources that need more of it than the facts keep (the data scan, the branch's whole
-    ancestry): the table is opened once."""
+    ancestry): the table is opened once. ``flink``: the contract's Flink facts, gathered before
+    (a declared backfill's job name resolves to its ids there)."""
     settings = ctx.settings(IcebergSettings)
     try:
         ct = open_contract_table(contract, env.get("iceberg"), ctx.root, reader, command_line=settings.command_line)
@@ -139,6 +147,7 @@ def gather_table(
             branch=settings.branch or checked_branch(contract, env),
             limits=settings.limits,
             read_files=settings.read_files,
+            flink=flink,
         )
     except Exception as exc:  # a metadata shape no rule expected: still a gap, never a traceback
         return unavailable(
@@ -177,6 +186,7 @@ def table_facts(
     branch: str = MAIN_BRANCH,
     limits: WindowLimits | None = None,
     read_files: bool = True,
+    flink: Mapping[str, Any] | None = None,
 ) -> dict[str, Any]:
     """Facts of an already loaded pyiceberg table (split out so tests and tools can reuse it)."""
     limits = limits or WindowLimits()
@@ -225,6 +235,9 @@ def table_facts(
             facts["files"] = {"scanned": False, "error": describe(exc)}
     else:
         facts["files"] = {"scanned": False, "error": None if not window else "manifest reads were turned off"}
+    backfills = backfill_facts(table, contract, flink, BackfillLimits())
+    if backfills is not None:  # a declared backfill: where its commits landed, what it wrote (SW-TABLE-015)
+        facts["backfills"] = backfills
     return facts
 
 
