@@ -37,7 +37,7 @@ from streamwarden.core import secrets
 from streamwarden.lineage import naming
 
 if TYPE_CHECKING:
-    from streamwarden.check.run import RunResult
+    from streamwarden.check.options import RunResult
     from streamwarden.contracts.config import Config
     from streamwarden.engine.policyset import PolicySet
     from streamwarden.evaluate.findings import Finding
