@@ -19,6 +19,8 @@ import pytest
 from tests.conftest import TESTS
 from tests.reporting import EXAMPLES, run_check
 
+from streamwarden.report import FORMATS
+
 GOLDEN = TESTS / "golden"
 FILES = {
     "text": "check.txt",
@@ -40,6 +42,11 @@ def comparable(fmt: str, text: str) -> str:
             rule.pop("fullDescription", None)
             rule.pop("help", None)
     return json.dumps(doc, indent=2, ensure_ascii=False) + "\n"
+
+
+def test_every_format_has_a_golden_file() -> None:
+    # ARCHITECTURE.md "An output format": a format added to report._REPORTERS gets its golden file here
+    assert sorted(FILES) == sorted(FORMATS)
 
 
 @pytest.mark.parametrize("fmt", list(FILES))
