@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from streamwarden.core import progress
+from streamwarden.facts.iceberg_history import history_facts
 from streamwarden.facts.source import (
     GatherContext,
     Subject,
@@ -225,6 +226,11 @@ def table_facts(
             facts["files"] = {"scanned": False, "error": describe(exc)}
     else:
         facts["files"] = {"scanned": False, "error": None if not window else "manifest reads were turned off"}
+    if read_files:
+        try:
+            facts["history"] = history_facts(table, contract, branch, head_id, items, lineage, facts["files"])
+        except Exception as exc:
+            facts["history"] = {"available": False, "error": describe(exc), "changes": [], "cleanups": []}
     return facts
 
 
