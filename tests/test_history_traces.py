@@ -7,7 +7,6 @@ metadata log whose files cannot be read is SW-FACT-001."""
 from __future__ import annotations
 
 import datetime as dt
-import json
 from pathlib import Path
 from typing import Any
 
@@ -182,9 +181,9 @@ def test_unreadable_metadata_log_files_are_a_gap(tmp_path: Path) -> None:
     gone = table.metadata.metadata_log[-1].metadata_file
     Path(gone.removeprefix("file://")).unlink()
     _setup(lake)
-    r, found = _check(lake)
+    _, found = _check(lake)
     [f] = found
     assert f["rule"] == "SW-FACT-001"
     assert f["path"] == "facts.iceberg.history"
     assert "1 previous metadata file(s) could not be read" in f["message"]
-    assert json.dumps(gone)[1:-1] in f["message"] or gone in f["message"]
+    assert gone in f["message"]
