@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from streamwarden.core import progress
+from streamwarden.facts.iceberg_history import history_facts
 from streamwarden.facts.source import (
     GatherContext,
     Subject,
@@ -238,6 +239,11 @@ def table_facts(
     backfills = backfill_facts(table, contract, flink, BackfillLimits())
     if backfills is not None:  # a declared backfill: where its commits landed, what it wrote (SW-TABLE-015)
         facts["backfills"] = backfills
+    if read_files:
+        try:
+            facts["history"] = history_facts(table, contract, branch, head_id, items, lineage, facts["files"])
+        except Exception as exc:
+            facts["history"] = {"available": False, "error": describe(exc), "changes": [], "cleanups": []}
     return facts
 
 

@@ -76,6 +76,7 @@ def render_markdown(record: EvidenceRecord) -> str:
                 )
         out += _kafka_md(cand.get("kafka") or {})
     out += _table_md(d["table"], duplicates)
+    out += _history_md(d.get("history"))
     if d["since"] is not None:
         s = d["since"]
         out += [
@@ -199,4 +200,65 @@ def _table_md(table: dict[str, Any] | None, duplicates: bool) -> list[str]:
         ]
         for name, cmd in rb["commands"].items():
             out += [f"{cell(name)}:", "", code_block(cmd), ""]
+    return out
+
+
+_CHANGE_TEXT = {
+    "rollback": "rolled back",
+    "reset": "moved off its lineage",
+    "cherry_pick": "cherry-pick",
+    "delete": "rows deleted",
+}
+
+
+def _ids(ids: Any, total: Any = None) -> str:
+    shown = ", ".join(cell(i) for i in ids or [])
+    more = total - len(ids or []) if isinstance(total, int) else 0
+    return (shown or "-") + (f" and {more} more" if more > 0 else "")
+
+
+def _history_md(history: dict[str, Any] | None) -> list[str]:
+    """The rollback history: each time the branch moved back or off its lineage, each cherry-pick
+    and delete, and the rows a clean-up after a duplicate removed every copy of."""
+    if history is None:
+        return []
+    out = ["", "## Rollback history", ""]
+    if not history["available"]:
+        out += [f"Could not be read completely: {cell(history['error'])}", ""]
+    files = history.get("metadata_files") or {}
+    changes = history["changes"]
+    if not changes:
+        out.append(
+            f"No rollback, cherry-pick or delete in the history read ({cell(files.get('read'))} metadata files)."
+        )
+    else:
+        out += ["| when | change | branch | snapshot | from | snapshots left / data removed from | Flink jobs |"]
+        out += ["|---|---|---|---|---|---|---|"]
+        for c in changes:
+            left = (
+                c.get("removed_snapshot_ids")
+                if c["kind"] in ("rollback", "reset")
+                else c.get("removed_from_snapshot_ids")
+            )
+            source = c.get("from_snapshot_id") if c["kind"] != "cherry_pick" else c.get("source_snapshot_id")
+            out.append(
+                f"| {utc_time(c.get('timestamp_ms'))} | {cell(_CHANGE_TEXT.get(c['kind'], c['kind']))} | "
+                f"{md_code(c.get('branch'))} | {cell(c.get('snapshot_id'))} | {cell(_or_dash(source))} | "
+                f"{_ids(left, c.get('removed_count'))} | {_ids(c.get('flink_job_ids'))} |"
+            )
+        if history.get("changes_truncated"):
+            out.append(f"\n{cell(history['changes_truncated'])} older changes in the JSON record (`--format json`).")
+    for c in history.get("cleanups") or []:
+        if not c.get("lost_keys"):
+            continue
+        keys = "; ".join(
+            ", ".join(f"{cell(k)}={md_code(v)}" for k, v in (lost.get("key") or {}).items())
+            for lost in c.get("lost") or []
+        )
+        out += [
+            "",
+            f"- clean-up {cell(c.get('operation'))} snapshot {cell(c.get('snapshot_id'))} removed every copy of "
+            f"**{cell(c['lost_keys'])}** duplicated row(s); still gone at snapshot {cell(c.get('after_snapshot_id'))}; "
+            f"restore them from snapshot {cell(c.get('parent_id'))}: {keys}",
+        ]
     return out

@@ -91,6 +91,7 @@ def build_evidence(
         "candidate": _candidate(facts.get("savepoint") or {}, facts.get("kafka") or {}),
         "table": _table(rec, facts),
         "since": _since(rec, facts, since_ms),
+        "history": _history(facts),
         "consumers": _consumers(contract.data),
         "code": _code(contract.path, contract.file, facts),
         "sources": source_status(facts),
@@ -219,6 +220,23 @@ def _since(rec: RecoveryFacts, facts: dict[str, Any], since_ms: int | None) -> d
             for c in checkpoints
             if isinstance(c, dict) and (c.get("trigger_timestamp") or 0) >= since_ms
         ],
+    }
+
+
+def _history(facts: dict[str, Any]) -> dict[str, Any] | None:
+    """The table's rollbacks, cherry-picks and deletes, and its clean-ups' lost rows
+    (facts.iceberg.history), as read; SW-REC-007's findings say which no ledger row explains."""
+    ice = facts.get("iceberg") or {}
+    hist = ice.get("history") if ice.get("available") else None
+    if not isinstance(hist, dict):
+        return None
+    return {
+        "available": bool(hist.get("available")),
+        "error": hist.get("error"),
+        "metadata_files": hist.get("metadata_files"),
+        "changes": [{k: v for k, v in c.items() if k != "metadata_file"} for c in hist.get("changes") or []],
+        "changes_truncated": hist.get("changes_truncated", 0),
+        "cleanups": hist.get("cleanups") or [],
     }
 
 
