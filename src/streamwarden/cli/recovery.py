@@ -4,7 +4,9 @@ Exit codes: ``savepoint inspect`` 0, or 2 when the savepoint cannot be read; ``g
 1 deny (missing facts, an existing savepoint that cannot be read included, deny: it fails closed),
 2 unusable input (invalid contract, unknown pipeline or environment, bad flag, a --restore-from
 where nothing exists); ``evidence`` 0 when the record was written (its verdict is the gate's
-decision), 2 unusable input.
+decision), 2 unusable input. With ``--record`` both also append the decision to the recovery
+ledger (docs/ledger.md) after printing it: a ledger that cannot be written is exit 2 (nothing is
+recorded), else the command's own code.
 """
 
 from __future__ import annotations
@@ -25,8 +27,52 @@ from streamwarden.cli.common import (
     opa_url_option,
     parse_time,
     policy_option,
+    say,
     write,
 )
+from streamwarden.core.errors import UsageError
+
+_record_options = [
+    click.option(
+        "--record",
+        is_flag=True,
+        help="Also append this decision to the recovery ledger (streamwarden.yaml `ledger:`): one row per "
+        "decision, none again on a retry. A ledger that cannot be written exits 2.",
+    ),
+    click.option("--note", metavar="TEXT", help="An operator's note kept in the ledger row (with --record)."),
+]
+
+
+def _with_record(fn: Any) -> Any:
+    for deco in reversed(_record_options):
+        fn = deco(fn)
+    return fn
+
+
+def _check_record_flags(record: bool, note: str | None, tag: bool = False) -> None:
+    if note is not None and not record:
+        raise UsageError("--note is kept in the ledger row: it needs --record")
+    if tag and not record:
+        raise UsageError("--tag marks the recorded decision's restore point: it needs --record")
+
+
+def _record(config: Any, evidence_record: Any, verb: str, note: str | None, tag: bool = False) -> None:
+    """Append the decision to the ledger and say what happened on stderr (never the note: it is
+    the operator's text, kept as given, shown by whoever reads the ledger)."""
+    from streamwarden.verbs.record import record
+
+    done = record(config, evidence_record, verb, note=note, tag=tag)
+    where = f"ledger {done.ledger}"
+    if done.written:
+        say(f"streamwarden: recorded decision {done.decision_id} in {where}")
+    else:
+        say(f"streamwarden: already recorded: decision {done.decision_id} is in {where} (no row written)")
+    if done.tag_skipped:
+        say(f"streamwarden: no tag {done.tag}: {done.tag_skipped}")
+    elif done.tag and done.tag_created:
+        say(f"streamwarden: tagged the restore point as {done.tag}")
+    elif done.tag:
+        say(f"streamwarden: tag {done.tag} is already at the restore point (unchanged)")
 
 
 @click.group()
@@ -93,6 +139,12 @@ ENVIRONMENT_HELP = (
 )
 @_with_common
 @click.option("--format", "fmt", type=click.Choice(["text", "json", "markdown"]), default="text", show_default=True)
+@_with_record
+@click.option(
+    "--tag",
+    is_flag=True,
+    help="With --record, an allowed restore also tags the snapshot to trust as streamwarden-restore-<decision id>.",
+)
 @handle_errors
 def gate(
     pipeline: str,
@@ -107,11 +159,19 @@ def gate(
     opa_url: str | None,
     now: str | None,
     fmt: str,
+    record: bool,
+    note: str | None,
+    tag: bool,
 ) -> None:
     from streamwarden.report.gate import render_json, render_markdown, render_text
     from streamwarden.verbs.gate import run_gate
 
+    _check_record_flags(record, note, tag)
     config = config_from(config_path)
+    if record:
+        from streamwarden.verbs.record import require_ledger
+
+        require_ledger(config, env_name)
     result = run_gate(
         config,
         pipeline,
@@ -126,6 +186,10 @@ def gate(
     )
     render = {"json": render_json, "markdown": render_markdown}.get(fmt, render_text)
     write(render(result), output)
+    if record:
+        from streamwarden.verbs.evidence import evidence_of
+
+        _record(config, evidence_of(result), "gate", note, tag)
     sys.exit(result.exit_code)
 
 
@@ -143,6 +207,7 @@ def gate(
 @_with_common
 @click.option("--since", "since", metavar="TIME", help="Incident start: RFC 3339 time or a duration ago (6h).")
 @click.option("--format", "fmt", type=click.Choice(["markdown", "json"]), default="markdown", show_default=True)
+@_with_record
 @handle_errors
 def evidence(
     pipeline: str,
@@ -158,13 +223,20 @@ def evidence(
     now: str | None,
     since: str | None,
     fmt: str,
+    record: bool,
+    note: str | None,
 ) -> None:
     from streamwarden.report.evidence import render_json, render_markdown
     from streamwarden.verbs.evidence import build_evidence
 
+    _check_record_flags(record, note)
     config = config_from(config_path)
+    if record:
+        from streamwarden.verbs.record import require_ledger
+
+        require_ledger(config, env_name)
     now_ms = now_or(now)
-    record = build_evidence(
+    built = build_evidence(
         config,
         pipeline,
         env_name,
@@ -177,5 +249,7 @@ def evidence(
         engine=engine,
         engine_options=engine_options(engine, opa_url),
     )
-    write(render_json(record) if fmt == "json" else render_markdown(record), output)
-    sys.exit(record.exit_code)
+    write(render_json(built) if fmt == "json" else render_markdown(built), output)
+    if record:
+        _record(config, built, "evidence", note)
+    sys.exit(built.exit_code)

@@ -6,7 +6,8 @@ each one before it is evaluated):
 - :func:`pipeline` - one pipeline: ``contract``, ``base`` (a pull request's view of the trusted
   side, or null), ``facts``, ``now_ms``, ``environment``, ``mode`` (``check``, ``gate`` or
   ``facts``, the document the ``facts`` command prints) and ``config`` (what the policies read of
-  ``streamwarden.yaml``: ``Config.policy_settings``, the trusted ref's in a pull request);
+  ``streamwarden.yaml``: ``Config.policy_settings``, the trusted ref's in a pull request) and
+  ``ledger`` (the recovery ledger's rows about the table, from ``facts.ledger``);
 - :func:`removed_pipeline` - a pipeline a pull request deletes: no contract, its base ``removed``;
 - :func:`repository` - the repository-wide policies of a pull request (policy and configuration
   changes);
@@ -20,6 +21,8 @@ forgotten or misspelt in one verb and not in another.
 from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
+
+from streamwarden.facts.ledger import ledger_input
 
 if TYPE_CHECKING:
     from streamwarden.contracts import Contract
@@ -46,6 +49,7 @@ def pipeline(
         "environment": environment,
         "mode": mode,
         "config": config,
+        "ledger": ledger_input(facts.get("ledger")),
     }
 
 
@@ -101,6 +105,7 @@ def removed_pipeline(
         "environment": environment,
         "mode": mode,
         "config": config,
+        "ledger": ledger_input(None),
     }
 
 
