@@ -256,7 +256,8 @@ def test_tag_at_another_snapshot_exits_2_and_records_nothing(repo: RecoveryRepo)
 
 def test_tag_without_a_rollback_window_never_expires(tmp_path: Path) -> None:
     repo = RecoveryRepo(tmp_path, upsert=True)
-    repo.edit_contract("      rollback_window: 3d\n", "")
+    (line,) = [x for x in repo.contract_text.splitlines(keepends=True) if "rollback_window: 3d" in x]
+    repo.edit_contract(line, "")
     repo.commit(1, 20)
     _configure(repo, {"catalog": "lake", "table": LEDGER})
     out = _run(repo, "gate", "--restore-from", str(repo.savepoint(12)), "--record", "--tag")
