@@ -78,12 +78,18 @@ def open_ledger(
     return Ledger(name, identifier, table, props)
 
 
-def has_decision(ledger: Ledger, decision_id: str) -> bool:
-    """Whether the ledger holds a row of ``decision_id`` (a filtered scan, one column)."""
+def _equal(column: str, value: str) -> Any:
+    """``column = value`` as a PyIceberg expression (a value, never parsed: no injection)."""
     from pyiceberg.expressions import EqualTo
 
+    equal: Any = EqualTo  # its constructor takes (term, literal); its pydantic fields type otherwise
+    return equal(column, value)
+
+
+def has_decision(ledger: Ledger, decision_id: str) -> bool:
+    """Whether the ledger holds a row of ``decision_id`` (a filtered scan, one column)."""
     try:
-        found = ledger.table.scan(row_filter=EqualTo("decision_id", decision_id), selected_fields=("decision_id",))
+        found = ledger.table.scan(row_filter=_equal("decision_id", decision_id), selected_fields=("decision_id",))
         return bool(found.to_arrow().num_rows)
     except Exception as exc:
         raise LedgerError(f"ledger {ledger.identifier} cannot be read: {describe(exc, ledger.props)}") from None
@@ -106,10 +112,8 @@ def append_once(ledger: Ledger, row: Mapping[str, Any]) -> bool:
 def read_rows(ledger: Ledger, table_identifier: str, limit: int = READ_LIMIT) -> list[dict[str, Any]]:
     """The rows about ``table_identifier`` (a row filter: the scan skips files without it), the
     most recent first, at most ``limit``; ``recorded_at`` as ``recorded_at_ms``."""
-    from pyiceberg.expressions import EqualTo
-
     try:
-        scan = ledger.table.scan(row_filter=EqualTo("table_identifier", table_identifier), selected_fields=READ_COLUMNS)
+        scan = ledger.table.scan(row_filter=_equal("table_identifier", table_identifier), selected_fields=READ_COLUMNS)
         rows = scan.to_arrow().to_pylist()
     except Exception as exc:
         raise LedgerError(f"ledger {ledger.identifier} cannot be read: {describe(exc, ledger.props)}") from None

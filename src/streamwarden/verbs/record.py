@@ -56,7 +56,7 @@ def ledger_row(record: EvidenceRecord, verb: str, note: str | None, recorded_at:
     data = record.data
     cand = data.get("candidate") or {}
     table = data.get("table") or {}
-    plan = table.get("plan") if isinstance(table.get("plan"), dict) else {}
+    plan: dict[str, Any] = table["plan"] if isinstance(table.get("plan"), dict) else {}
     replay = plan.get("replay") or {}
     matching = plan.get("matching_snapshot") or {}
     rollback = table.get("rollback") or {}
