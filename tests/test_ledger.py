@@ -375,3 +375,17 @@ def test_ledger_read_back_with_spark_sql_answers_the_docs_questions(
     ]
     told = spark.sql(queries["which consumers were told"]).collect()
     assert [(r["consumer"], r["contact"], r["told"]) for r in told] == [("finance-dashboard", "#finance-data", False)]
+
+
+def test_evidence_timeline_shows_the_ledger_rows(repo: RecoveryRepo) -> None:
+    sp = repo.savepoint(12)
+    assert _run(repo, "gate", "--restore-from", str(sp), "--record").code == 0
+    (row,) = _rows(repo)
+    md = _run(repo, "evidence", "--restore-from", str(sp)).stdout
+    timeline = md[md.index("```mermaid") :]
+    timeline = timeline[: timeline.index("```", 3)]
+    assert f'L1[/"ledger: gate allow<br/>decision {row["decision_id"]}<br/>recorded ' in timeline
+    assert 'L1 -. "restored to" .-> M' in timeline  # M: the snapshot of checkpoint 12
+    assert "class L1 ledger" in timeline
+    gate_md = _run(repo, "gate", "--restore-from", str(sp), "--format", "markdown").stdout
+    assert 'L1 -. "restored to" .-> M' in gate_md
