@@ -22,8 +22,6 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from streamwarden.facts.ledger import ledger_input
-
 if TYPE_CHECKING:
     from streamwarden.contracts import Contract
 
@@ -51,6 +49,22 @@ def pipeline(
         "config": config,
         "ledger": ledger_input(facts.get("ledger")),
     }
+
+
+def ledger_input(section: dict[str, Any] | None) -> dict[str, Any]:
+    """``input.ledger``, from ``facts.ledger`` (docs/ledger.md): ``configured`` (the environment
+    has a ledger), ``available`` (it was read), ``table`` and ``rows`` (the most recent first)."""
+    section = section or {}
+    configured = bool(section.get("configured"))
+    readable = configured and bool(section.get("available"))
+    view: dict[str, Any] = {
+        "configured": configured,
+        "available": readable,
+        "rows": list(section.get("rows") or []) if readable else [],
+    }
+    if configured:
+        view["table"] = section.get("table")
+    return view
 
 
 def without_base(doc: InputDocument) -> InputDocument:

@@ -73,16 +73,3 @@ def _rows(opened: Any, ident: str, table: str) -> dict[str, Any]:
     except LedgerError as exc:
         return unavailable(exc.message, table=ident)
     return available(table=ident, exists=True, rows=rows, limit=READ_LIMIT)
-
-
-def ledger_input(section: Mapping[str, Any] | None) -> dict[str, Any]:
-    """``input.ledger``: ``{configured, available, table, rows}`` from ``facts.ledger``."""
-    section = section or {}
-    if not section.get("configured"):
-        return {"configured": False, "available": False, "rows": []}
-    return {
-        "configured": True,
-        "available": bool(section.get("available")),
-        "table": section.get("table"),
-        "rows": list(section.get("rows") or []) if section.get("available") else [],
-    }
