@@ -8,9 +8,12 @@ with a fresh example lake and the recorded `before-rename` savepoint:
 - `gate --record` of a decision already recorded (the retry: read, no commit).
 
 Prints the median and min-max of each over ``--runs`` runs (interleaved, so load spikes spread),
-and the median differences. Figures only: nothing here passes or fails.
+and the median differences. On a loaded machine a whole gate varies by seconds, so the ledger's
+own work is also timed in this process (``ops``): opening the ledger, the read-back of a decision
+id, and the one-row append commit, each over ``--runs`` runs. Figures only: nothing here passes
+or fails.
 
-    python tests/benchmarks/bench_ledger.py [--runs 5]
+    python tests/benchmarks/bench_ledger.py [--runs 5] [--ops-only]
 """
 
 from __future__ import annotations
@@ -53,15 +56,44 @@ def gate(root: Path, config: str, now: str, *extra: str) -> tuple[float, int]:
     return time.perf_counter() - start, proc.returncode
 
 
+def ops(root: Path, now: str, runs: int) -> None:
+    """The ledger's own work in this process, on the ledger one recorded gate created."""
+    from streamwarden.contracts.config import load_config
+    from streamwarden.ledger.store import append_once, has_decision, open_ledger
+
+    assert gate(root, "streamwarden.yaml", now, "--record", "--note", "the first row")[1] == 0
+    config = load_config(str(root / "streamwarden.yaml"), root)
+    env = config.environment("local")
+    times: dict[str, list[float]] = {"open the ledger": [], "read back a decision id": [], "append one row": []}
+    for i in range(runs):
+        start = time.perf_counter()
+        ledger = open_ledger(env["ledger"], env.get("iceberg"), config.root, create=True)
+        times["open the ledger"].append(time.perf_counter() - start)
+        (row,) = ledger.table.scan(limit=1).to_arrow().to_pylist()
+        start = time.perf_counter()
+        has_decision(ledger, f"bench-{i}")
+        times["read back a decision id"].append(time.perf_counter() - start)
+        start = time.perf_counter()
+        append_once(ledger, {**row, "decision_id": f"bench-{i}"})
+        times["append one row"].append(time.perf_counter() - start)
+    print(f"the ledger's own work, in process, {runs} runs each")
+    for name, values in times.items():
+        print(f"{name:<36} {statistics.median(values):>8.3f}s {min(values):>7.3f}s-{max(values):.3f}s")
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--runs", type=int, default=5)
+    parser.add_argument("--ops-only", action="store_true", help="only the ledger's own work, in process")
     args = parser.parse_args(argv)
     now = dt.datetime.now(dt.timezone.utc).replace(microsecond=0).strftime("%Y-%m-%dT%H:%M:%SZ")
     with tempfile.TemporaryDirectory() as tmp:
         root = Path(tmp) / "examples"
         shutil.copytree(EXAMPLES, root, ignore=shutil.ignore_patterns(".lake"))
         build(root, now)
+        ops(root, now, args.runs)
+        if args.ops_only:
+            return 0
         text = (root / "streamwarden.yaml").read_text(encoding="utf-8")
         plain = "\n".join(line for line in text.splitlines() if not line.startswith("ledger:")) + "\n"
         (root / "no-ledger.yaml").write_text(plain, encoding="utf-8")
