@@ -26,7 +26,9 @@ The savepoints recorded from a real Flink job for orders-enrichment
 tied in: its table history is committed by the recorded job (its job id), the savepoint of
 ``before-rename`` 3 checkpoints before the newest commit, and each recorded ``_metadata`` is
 copied to ``.lake/savepoints/`` dated as of that commit (the gate reads a savepoint's age from
-the file's modification time), so ``streamwarden gate`` restores from them as of now.
+the file's modification time), so ``streamwarden gate`` restores from them as of now. The recovery
+ledger the configuration names (``ledger:``) is dropped too: ``make demo``'s ``gate --record``
+creates it afresh.
 
 Usage: ``python scripts/make_example_lake.py [--root contracts/examples] [--env local] [--now RFC3339]``.
 Needs ``streamwarden[iceberg]`` (pyiceberg with pyiceberg-core: the tables are partitioned by
@@ -550,6 +552,11 @@ def build(root: Path, env_name: str, now_ms: int) -> list[str]:
         lines += [f"    snapshot {ids[i]}: {c.note}" for i, c in enumerate(commits) if c.note]
         if origin is not None and p.job is not None:
             lines += place_savepoints(root, origin, commits)
+    ledger = config.ledger_for(env_name)
+    if ledger is not None and ledger.catalog in opened:  # the lake is fresh: so is its recovery ledger
+        catalog, local_warehouse = opened[ledger.catalog]
+        drop_if_exists(catalog, ledger.table, local_warehouse)
+        lines.append(f"ledger {ledger.table}: emptied (the first `gate --record` creates it)")
     return lines
 
 

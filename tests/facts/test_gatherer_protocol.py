@@ -20,7 +20,7 @@ NOW = 1_795_608_000_000
 
 
 def test_every_registered_source_is_one_object_of_the_source_shape() -> None:
-    assert registry.names() == ("deployment", "flink", "iceberg", "data", "savepoint", "kafka")
+    assert registry.names() == ("deployment", "flink", "iceberg", "data", "savepoint", "kafka", "ledger")
     for name in registry.names():
         source = registry.source(name)
         assert source.name == name
@@ -30,7 +30,7 @@ def test_every_registered_source_is_one_object_of_the_source_shape() -> None:
         assert source.extra is None or isinstance(source.extra, str), name
         assert callable(source.needed) and callable(source.modules) and callable(source.gather), name
     assert [n for n in registry.names() if registry.kind(n) == registry.STATIC] == ["deployment"]
-    assert pipeline.recovery_sources() == ("deployment", "flink", "iceberg", "savepoint", "kafka")
+    assert pipeline.recovery_sources() == ("deployment", "flink", "iceberg", "savepoint", "kafka", "ledger")
 
 
 def test_a_source_with_nothing_to_read_is_not_configured(tmp_path: Path) -> None:

@@ -24,8 +24,7 @@ from jsonschema import Draft202012Validator
 from referencing import Registry, Resource
 from tests.cli import Proc, sw
 from tests.conftest import REPO
-
-from recovery_repo import RecoveryRepo
+from tests.recovery_repo import RecoveryRepo
 
 pytest.importorskip("openlineage.client")
 

@@ -20,8 +20,7 @@ from tests.cli import sw
 pytest.importorskip("pyiceberg", reason="the iceberg extra is not installed")
 
 import pyarrow as pa
-
-from iceberg_tables import JOB_A, JOB_BACKFILL, FlinkSink, Lake, lineage_properties
+from tests.iceberg_tables import JOB_A, JOB_BACKFILL, FlinkSink, Lake, lineage_properties
 
 BRANCH = "backfill-2025q3"
 OWNER = """\

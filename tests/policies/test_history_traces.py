@@ -17,7 +17,7 @@ from tests.cli import Proc, sw
 
 pytest.importorskip("pyiceberg", reason="the iceberg extra is not installed")
 
-from iceberg_tables import CLEAN_PROPERTIES, JOB_A, FlinkSink, Lake
+from tests.iceberg_tables import CLEAN_PROPERTIES, JOB_A, FlinkSink, Lake
 
 CONTRACT = """\
 apiVersion: streamwarden/v1

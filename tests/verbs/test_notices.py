@@ -15,8 +15,7 @@ from typing import Any
 import pytest
 import yaml
 from tests.cli import Proc, sw
-
-from recovery_repo import RecoveryRepo
+from tests.recovery_repo import RecoveryRepo
 
 TOKEN = "nt0ken-Zq8v3KfP1x9W-s3cr3t"
 # a contract refuses control characters; what it may hold is still a command, markup or a mention

@@ -6,6 +6,9 @@ Exit codes: ``savepoint inspect`` 0, or 2 when the savepoint cannot be read; ``g
 where nothing exists); ``evidence`` 0 when the record was written (its verdict is the gate's
 decision), 1 when it was but a notice ``--notify`` posted was not delivered, 2 unusable input
 (``--notify`` without ``notify:`` targets, a target's token variable not set: nothing is posted).
+With ``--record`` both also append the decision to the recovery ledger (docs/ledger.md) after
+printing it (and after ``--notify``, so the row says who was told): a ledger that cannot be
+written is exit 2 (nothing is recorded), else the command's own code.
 """
 
 from __future__ import annotations
@@ -33,6 +36,48 @@ from streamwarden.cli.common import (
 from streamwarden.core.errors import UsageError
 from streamwarden.core.escape import terminal
 from streamwarden.lineage.emit import gate_finished, lineage_run
+
+_record_options = [
+    click.option(
+        "--record",
+        is_flag=True,
+        help="Also append this decision to the recovery ledger (streamwarden.yaml `ledger:`): one row per "
+        "decision, none again on a retry. A ledger that cannot be written exits 2.",
+    ),
+    click.option("--note", metavar="TEXT", help="An operator's note kept in the ledger row (with --record)."),
+]
+
+
+def _with_record(fn: Any) -> Any:
+    for deco in reversed(_record_options):
+        fn = deco(fn)
+    return fn
+
+
+def _check_record_flags(record: bool, note: str | None, tag: bool = False) -> None:
+    if note is not None and not record:
+        raise UsageError("--note is kept in the ledger row: it needs --record")
+    if tag and not record:
+        raise UsageError("--tag marks the recorded decision's restore point: it needs --record")
+
+
+def _record(config: Any, evidence_record: Any, verb: str, note: str | None, tag: bool = False) -> None:
+    """Append the decision to the ledger and say what happened on stderr (never the note: it is
+    the operator's text, kept as given, shown by whoever reads the ledger)."""
+    from streamwarden.verbs.record import record
+
+    done = record(config, evidence_record, verb, note=note, tag=tag)
+    where = f"ledger {done.ledger}"
+    if done.written:
+        say(f"streamwarden: recorded decision {done.decision_id} in {where}")
+    else:
+        say(f"streamwarden: already recorded: decision {done.decision_id} is in {where} (no row written)")
+    if done.tag_skipped:
+        say(f"streamwarden: no tag {done.tag}: {done.tag_skipped}")
+    elif done.tag and done.tag_created:
+        say(f"streamwarden: tagged the restore point as {done.tag}")
+    elif done.tag:
+        say(f"streamwarden: tag {done.tag} is already at the restore point (unchanged)")
 
 
 @click.group()
@@ -99,6 +144,12 @@ ENVIRONMENT_HELP = (
 )
 @_with_common
 @click.option("--format", "fmt", type=click.Choice(["text", "json", "markdown"]), default="text", show_default=True)
+@_with_record
+@click.option(
+    "--tag",
+    is_flag=True,
+    help="With --record, an allowed restore also tags the snapshot to trust as streamwarden-restore-<decision id>.",
+)
 @handle_errors
 @lineage_run("gate", fail)  # OpenLineage START/FAIL, when configured
 def gate(
@@ -114,11 +165,19 @@ def gate(
     opa_url: str | None,
     now: str | None,
     fmt: str,
+    record: bool,
+    note: str | None,
+    tag: bool,
 ) -> None:
     from streamwarden.report.gate import render_json, render_markdown, render_text
     from streamwarden.verbs.gate import run_gate
 
+    _check_record_flags(record, note, tag)
     config = config_from(config_path)
+    if record:
+        from streamwarden.verbs.record import require_ledger
+
+        require_ledger(config, env_name)
     result = run_gate(
         config,
         pipeline,
@@ -134,6 +193,10 @@ def gate(
     gate_finished(result, config, [Path(d) for d in policy_dirs])  # OpenLineage COMPLETE, when configured
     render = {"json": render_json, "markdown": render_markdown}.get(fmt, render_text)
     write(render(result), output)
+    if record:
+        from streamwarden.verbs.evidence import evidence_of
+
+        _record(config, evidence_of(result), "gate", note, tag)
     sys.exit(result.exit_code)
 
 
@@ -166,6 +229,7 @@ def gate(
     help="Post each consumer's notice (JSON) to the webhook targets of `notify:` in streamwarden.yaml that "
     "serve its contact; exit 1 if a post was not delivered (the record is written all the same).",
 )
+@_with_record
 @handle_errors
 @lineage_run("evidence", fail)  # OpenLineage START/FAIL, when configured
 def evidence(
@@ -183,11 +247,14 @@ def evidence(
     since: str | None,
     fmt: str,
     notify: bool,
+    record: bool,
+    note: str | None,
 ) -> None:
     from streamwarden.report import evidence as record_formats
     from streamwarden.report import notices as notice_formats
     from streamwarden.verbs.evidence import build_evidence
 
+    _check_record_flags(record, note)
     config = config_from(config_path)
     if notify and not config.notify:
         raise UsageError(
@@ -195,8 +262,12 @@ def evidence(
             file=config.file,
             hint="add `notify:` targets (name, url, contacts, token_env) to streamwarden.yaml; see docs/notices.md",
         )
+    if record:
+        from streamwarden.verbs.record import require_ledger
+
+        require_ledger(config, env_name)
     now_ms = now_or(now)
-    record = build_evidence(
+    built = build_evidence(
         config,
         pipeline,
         env_name,
@@ -212,17 +283,19 @@ def evidence(
     if notify:
         from streamwarden.verbs.notify import deliver
 
-        record.notified(deliver(config.notify, record.data["notices"]))
+        built.notified(deliver(config.notify, built.data["notices"]))
     render = {
         "json": record_formats.render_json,
         "notices": notice_formats.render_markdown,
         "notices-json": notice_formats.render_json,
     }.get(fmt, record_formats.render_markdown)
-    gate_finished(record.gate, config, [Path(d) for d in policy_dirs])  # OpenLineage COMPLETE, when configured
-    write(render(record), output)
+    gate_finished(built.gate, config, [Path(d) for d in policy_dirs])  # OpenLineage COMPLETE, when configured
+    write(render(built), output)
     if notify:
-        _say_delivery(record.data["notify"], len(record.data["notices"]))
-    sys.exit(record.exit_code)
+        _say_delivery(built.data["notify"], len(built.data["notices"]))
+    if record:
+        _record(config, built, "evidence", note)
+    sys.exit(built.exit_code)
 
 
 def _say_delivery(outcome: dict[str, Any], consumers: int) -> None:

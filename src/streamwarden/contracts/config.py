@@ -1,6 +1,6 @@
 """The repository configuration, ``streamwarden.yaml``: contract globs, extra policy dirs, fail_on,
-named environments, how far ahead a waiver may expire. Connection details live here or in the
-environment, never in a contract."""
+named environments, how far ahead a waiver may expire, the recovery ledger. Connection details live
+here or in the environment, never in a contract."""
 
 from __future__ import annotations
 
@@ -44,6 +44,23 @@ class NotifyTarget:
     path: str = "notify"
 
 
+@dataclass(frozen=True)
+class LedgerConfig:
+    """Where the recovery ledger of one environment lives (``ledger:`` at the top level or in the
+    environment, whose own wins): a catalog of that environment's ``iceberg.catalogs`` and the
+    table as ``NAMESPACE.TABLE``. ``where``: the field path it was written at, ``line`` its line."""
+
+    catalog: str
+    table: str
+    file: str | None = None
+    line: int | None = None
+    where: str = "ledger"
+
+    def section(self) -> dict[str, str]:
+        """What the environment's ``ledger`` section holds for the sources that read it."""
+        return {"catalog": self.catalog, "table": self.table}
+
+
 @dataclass
 class Config:
     root: Path
@@ -59,6 +76,7 @@ class Config:
     # `waivers.max_horizon`: how far ahead a waiver may expire (SW-WAIVER-001 reads it from the input)
     waiver_max_horizon_ms: int = WAIVER_MAX_HORIZON_MS
     notify: list[NotifyTarget] = field(default_factory=list)  # `notify:`: where `evidence --notify` posts
+    ledgers: dict[str, LedgerConfig] = field(default_factory=dict)  # by environment: the ledger it records to
 
     def policy_settings(self) -> dict[str, Any]:
         """The part of this configuration the policies read: ``input.config``."""
@@ -73,7 +91,17 @@ class Config:
                 hint="environments are declared under `environments:` in streamwarden.yaml",
             )
         env: dict[str, Any] = expand_env(self.environments[name])
+        ledger = self.ledgers.get(name)
+        if ledger is not None:  # the top-level ledger applies here too: the sources read one section
+            env["ledger"] = ledger.section()
+        else:
+            env.pop("ledger", None)
         return env
+
+    def ledger_for(self, name: str) -> LedgerConfig | None:
+        """The ledger environment ``name`` records to (None: none configured there)."""
+        self.environment(name)  # an unknown environment is exit 2
+        return self.ledgers.get(name)
 
 
 def find_config(explicit: str | None, cwd: Path) -> Path | None:
@@ -142,6 +170,7 @@ def config_from_document(doc: YamlDocument, root: Path) -> Config:
         limits=_limits(data.get("limits") or {}),
         waiver_max_horizon_ms=_horizon(data.get("waivers") or {}),
         notify=_notify(data.get("notify") or [], doc),
+        ledgers=_ledgers(data, doc),
     )
 
 
@@ -200,6 +229,43 @@ def _notify(items: list[Any], doc: YamlDocument) -> list[NotifyTarget]:
             )
         )
     return targets
+
+
+def _ledgers(data: dict[str, Any], doc: YamlDocument) -> dict[str, LedgerConfig]:
+    """Each environment's ledger: its own ``ledger``, else the top-level one when the environment
+    configures ``iceberg`` (a ledger is an Iceberg table). The catalog must be one of that
+    environment's ``iceberg.catalogs`` (or PyIceberg's own, with ``use_pyiceberg_config``)."""
+    top = data.get("ledger")
+    out: dict[str, LedgerConfig] = {}
+    for env_name, env in (data.get("environments") or {}).items():
+        env = env if isinstance(env, dict) else {}
+        own = env.get("ledger")
+        iceberg = env.get("iceberg")
+        if isinstance(own, dict):
+            where = f"environments.{env_name}.ledger"
+            chosen = own
+        elif isinstance(top, dict) and isinstance(iceberg, dict):
+            where, chosen = "ledger", top
+        else:
+            continue
+        ledger = LedgerConfig(
+            str(chosen["catalog"]), str(chosen["table"]), doc.file, doc.line_of(f"{where}.catalog"), where
+        )
+        catalogs = (iceberg or {}).get("catalogs") if isinstance(iceberg, dict) else None
+        catalogs = catalogs if isinstance(catalogs, dict) else {}
+        pyiceberg_own = isinstance(iceberg, dict) and iceberg.get("use_pyiceberg_config") is True
+        if ledger.catalog not in catalogs and not pyiceberg_own:
+            known = ", ".join(sorted(catalogs)) or "none"
+            raise InputError(
+                f"the ledger's catalog '{ledger.catalog}' is not a catalog of environment '{env_name}' "
+                f"(its iceberg.catalogs: {known})",
+                file=doc.file,
+                line=ledger.line,
+                path=f"{where}.catalog",
+                hint=f"name one of environments.{env_name}.iceberg.catalogs, or give the environment its own `ledger:`",
+            )
+        out[str(env_name)] = ledger
+    return out
 
 
 def _horizon(data: dict[str, Any]) -> int:

@@ -6,7 +6,8 @@ each one before it is evaluated):
 - :func:`pipeline` - one pipeline: ``contract``, ``base`` (a pull request's view of the trusted
   side, or null), ``facts``, ``now_ms``, ``environment``, ``mode`` (``check``, ``gate`` or
   ``facts``, the document the ``facts`` command prints) and ``config`` (what the policies read of
-  ``streamwarden.yaml``: ``Config.policy_settings``, the trusted ref's in a pull request);
+  ``streamwarden.yaml``: ``Config.policy_settings``, the trusted ref's in a pull request) and
+  ``ledger`` (the recovery ledger's rows about the table, from ``facts.ledger``);
 - :func:`removed_pipeline` - a pipeline a pull request deletes: no contract, its base ``removed``;
 - :func:`repository` - the repository-wide policies of a pull request (policy and configuration
   changes);
@@ -46,7 +47,24 @@ def pipeline(
         "environment": environment,
         "mode": mode,
         "config": config,
+        "ledger": ledger_input(facts.get("ledger")),
     }
+
+
+def ledger_input(section: dict[str, Any] | None) -> dict[str, Any]:
+    """``input.ledger``, from ``facts.ledger`` (docs/ledger.md): ``configured`` (the environment
+    has a ledger), ``available`` (it was read), ``table`` and ``rows`` (the most recent first)."""
+    section = section or {}
+    configured = bool(section.get("configured"))
+    readable = configured and bool(section.get("available"))
+    view: dict[str, Any] = {
+        "configured": configured,
+        "available": readable,
+        "rows": list(section.get("rows") or []) if readable else [],
+    }
+    if configured:
+        view["table"] = section.get("table")
+    return view
 
 
 def without_base(doc: InputDocument) -> InputDocument:
@@ -101,6 +119,7 @@ def removed_pipeline(
         "environment": environment,
         "mode": mode,
         "config": config,
+        "ledger": ledger_input(None),
     }
 
 

@@ -24,6 +24,7 @@ REGISTRY: dict[str, tuple[str, str, str]] = {
     "data": ("streamwarden.facts.spark_data", "DataSource", LIVE),
     "savepoint": ("streamwarden.facts.savepoint", "SavepointSource", LIVE),
     "kafka": ("streamwarden.facts.kafka", "KafkaSource", LIVE),  # after savepoint: reads the restore's topics
+    "ledger": ("streamwarden.facts.ledger", "LedgerSource", LIVE),
 }
 
 _LOADED: dict[str, Source] = {}

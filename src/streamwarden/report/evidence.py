@@ -48,7 +48,8 @@ def render_markdown(record: EvidenceRecord) -> str:
     duplicates = replay_duplicates(record.findings)
     if cand and cand.get("available"):
         plan = (d["table"] or {}).get("plan")
-        out += ["", "## Timeline", "", *recovery_timeline({**cand, "table": plan}, duplicates=duplicates)]
+        rows = ((record.gate.input.get("ledger") or {}).get("rows") or []) if record.gate else []
+        out += ["", "## Timeline", "", *recovery_timeline({**cand, "table": plan}, duplicates=duplicates, ledger=rows)]
     out += ["", "## Savepoint or checkpoint to restore", ""]
     if cand is None:
         out.append("None given (`--restore-from`) and none found in Flink's checkpoint history.")

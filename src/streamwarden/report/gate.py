@@ -146,7 +146,8 @@ def render_markdown(result: GateResult) -> str:
             )
         elif isinstance(plan, dict) and plan.get("reason"):
             out.append(f"- table: cannot match the savepoint: {cell(plan['reason'])}")
-        out += ["", *recovery_timeline(sp, duplicates=replay_duplicates(result.findings))]
+        rows = (result.input.get("ledger") or {}).get("rows") or []
+        out += ["", *recovery_timeline(sp, duplicates=replay_duplicates(result.findings), ledger=rows)]
     elif sp.get("configured"):
         out.append(f"{code(sp.get('location') or '?')} could not be read: {cell(sp.get('error'))}")
     else:

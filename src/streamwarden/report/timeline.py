@@ -1,8 +1,9 @@
 """The checkpoint ↔ snapshot timeline of a restore as a Mermaid flowchart, for the Markdown of
 ``gate`` and ``evidence`` (GitHub renders a ```mermaid block in pull-request comments and job
 summaries): the savepoint's checkpoint, the table snapshot that committed it, the later commits of
-the job that the restored job replays, snapshots of other writers a rollback discards, and the
-rollback target.
+the job that the restored job replays, snapshots of other writers a rollback discards, the
+rollback target, and the recovery ledger's most recent rows about the table (``input.ledger``),
+each pointing at the snapshot it restored to when that snapshot is drawn.
 
 Read from ``facts.savepoint`` and its ``table`` part (facts/restore.py), never decided here. Node
 ids are our own (``SP``, ``M``, ``R1``...); every label goes through
@@ -13,12 +14,13 @@ and files).
 from __future__ import annotations
 
 import datetime as dt
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from typing import Any
 
 from streamwarden.core.escape import mermaid_label as label
 from streamwarden.verbs.notices import replay_duplicates as replay_duplicates  # read by gate and evidence too
 
+LEDGER_SHOWN = 5  # the ledger's most recent rows drawn
 REPLAY_SHOWN = 6  # replayed commits drawn one by one; more: the first 3, "… n more", the last
 
 CLASSES = [
@@ -28,6 +30,7 @@ CLASSES = [
     "  classDef harmless fill:#f3f4f6,stroke:#6b7280,color:#111827",
     "  classDef target fill:#fef9c3,stroke:#a16207,stroke-width:3px,color:#422006",
     "  classDef unknown fill:#f3f4f6,stroke:#6b7280,stroke-dasharray:4 3,color:#111827",
+    "  classDef ledger fill:#ede9fe,stroke:#6d28d9,color:#2e1065",
 ]
 
 
@@ -52,10 +55,12 @@ def _job(sp: Mapping[str, Any]) -> str:
     return f"job {prefix}…" if isinstance(prefix, str) and prefix else "job unknown"
 
 
-def recovery_timeline(sp: Mapping[str, Any] | None, *, duplicates: bool) -> list[str]:
+def recovery_timeline(
+    sp: Mapping[str, Any] | None, *, duplicates: bool, ledger: Iterable[Mapping[str, Any]] = ()
+) -> list[str]:
     """The lines of a ```mermaid block (fences included) for ``facts.savepoint``; no lines when
     there is no readable savepoint to draw. ``duplicates``: :func:`replay_duplicates` of the
-    decision's findings."""
+    decision's findings; ``ledger``: ``input.ledger.rows`` (the most recent first)."""
     if not isinstance(sp, Mapping) or not sp.get("available"):
         return []
     out = ["```mermaid", "flowchart LR"]
@@ -74,6 +79,7 @@ def recovery_timeline(sp: Mapping[str, Any] | None, *, duplicates: bool) -> list
         out.append("  U[" + label("table: cannot match the savepoint", why or "unknown") + "]")
         out.append("  SP -.- U")
         classes["unknown"] = ["U"]
+        out += _ledger_nodes(ledger, {}, classes)
         return [*out, *_class_lines(classes), "```"]
     replay_class = "replay" if duplicates else "harmless"
     match = plan.get("matching_snapshot")
@@ -137,7 +143,31 @@ def recovery_timeline(sp: Mapping[str, Any] | None, *, duplicates: bool) -> list
         points_at = shown.get(snapshot_id)
         out.append(f"  T ==> {points_at}" if points_at else "  T ~~~ SP")
         classes["target"] = ["T"]
+    out += _ledger_nodes(ledger, shown, classes)
     return [*out, *_class_lines(classes), "```"]
+
+
+def _ledger_nodes(
+    rows: Iterable[Mapping[str, Any]], shown: Mapping[Any, str], classes: dict[str, list[str]]
+) -> list[str]:
+    """The ledger's most recent rows (``LEDGER_SHOWN``): verb, decision, id and time; an arrow to
+    the snapshot a row restored to (or rolled back to) when it is drawn, else beside the savepoint."""
+    out: list[str] = []
+    for i, row in enumerate(list(rows)[:LEDGER_SHOWN], start=1):
+        node = f"L{i}"
+        out.append(
+            f"  {node}[/"
+            + label(
+                f"ledger: {row.get('verb')} {row.get('decision')}",
+                f"decision {row.get('decision_id')}",
+                f"recorded {utc_time(row.get('recorded_at_ms'))}",
+            )
+            + "/]"
+        )
+        points_at = shown.get(row.get("restore_snapshot_id")) or shown.get(row.get("rollback_target_snapshot_id"))
+        out.append(f"  {node} -. " + label("restored to") + f" .-> {points_at}" if points_at else f"  {node} ~~~ SP")
+        classes.setdefault("ledger", []).append(node)
+    return out
 
 
 def _replay_nodes(replay: Mapping[str, Any]) -> list[tuple[Any, str]]:

@@ -74,7 +74,12 @@ def build_evidence(
         engine=engine,
         engine_options=engine_options,
     )
-    rec, contract = result.recovery, result.contract
+    return evidence_of(result, since_ms)
+
+
+def evidence_of(result: GateResult, since_ms: int | None = None) -> EvidenceRecord:
+    """The evidence record of a gate run (``gate --record`` keeps it in the ledger row too)."""
+    rec, contract, now_ms, env_name = result.recovery, result.contract, result.now_ms, result.environment
     facts = rec.facts
     data: dict[str, Any] = {
         "version": 1,
