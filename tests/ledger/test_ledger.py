@@ -13,10 +13,11 @@ from typing import Any
 import pytest
 import yaml
 from tests.cli import Proc, sw
+from tests.conftest import REPO
 from tests.data_tables import spark  # noqa: F401  (the session fixture)
 from tests.recovery_repo import RecoveryRepo
 
-DOCS = Path(__file__).resolve().parent.parent / "docs" / "ledger.md"
+DOCS = REPO / "docs" / "ledger.md"
 
 LEDGER = "streamwarden.ledger"
 

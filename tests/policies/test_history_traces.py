@@ -187,3 +187,30 @@ def test_unreadable_metadata_log_files_are_a_gap(tmp_path: Path) -> None:
     assert f["path"] == "facts.iceberg.history"
     assert "1 previous metadata file(s) could not be read" in f["message"]
     assert gone in f["message"]
+
+
+def test_a_rollback_the_ledger_explains_is_not_reported(tmp_path: Path) -> None:
+    """The operator's flow: ``evidence --rollback-to S --record`` keeps the decision to roll the
+    table back to S in the recovery ledger; after the rollback, ``check --env`` reads the ledger's
+    rows (input.ledger) and SW-REC-007 stays silent, even where the ledger is required. Without
+    the row (the same table, the same rollback) it is an error: the ledger row is what explains it."""
+    lake = Lake(tmp_path)
+    ids = _rolled_back(lake)
+    _setup(lake, consumers=True, require=True)
+    config = yaml.safe_load((lake.root / "streamwarden.yaml").read_text(encoding="utf-8"))
+    config["ledger"] = {"catalog": "lake", "table": "ops.recovery_ledger"}
+    (lake.root / "streamwarden.yaml").write_text(yaml.safe_dump(config), encoding="utf-8")
+
+    r, found = _check(lake)
+    assert [(f["rule"], f["severity"]) for f in found] == [("SW-REC-007", "error")], r
+
+    recorded = sw(
+        "evidence", "orders-enrichment", "--env", "lake", "--now", _now(lake),
+        "--rollback-to", str(ids[0]), "--record", "--note", "rolled back the duplicate commits",
+        "--format", "json", cwd=lake.root,
+    )  # fmt: skip
+    assert recorded.code == 0, recorded
+    assert "recorded decision" in recorded.stderr, recorded
+
+    r, found = _check(lake)
+    assert found == [], r

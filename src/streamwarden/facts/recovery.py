@@ -33,6 +33,7 @@ class RecoveryFacts:
     branch: str = MAIN_BRANCH
     ancestry: list[dict[str, Any]] = field(default_factory=list)  # newest first
     ancestry_complete: bool = False
+    rollback_to: str | None = None  # --rollback-to as given: the operator's named target
 
 
 def gather_recovery(
@@ -52,7 +53,7 @@ def gather_recovery(
     ]
     subject = Subject(contract.data, contract.path)
     pipeline.gather([subject], env, GatherContext.of(config.root, now_ms, settings), recovery=True)
-    out = RecoveryFacts(subject.facts, branch=checked_branch(contract.data, env))
+    out = RecoveryFacts(subject.facts, branch=checked_branch(contract.data, env), rollback_to=rollback_to)
     table = subject.table
     if table is not None:
         out.catalog, out.identifier = table.catalog, table.identifier

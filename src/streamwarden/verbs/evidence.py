@@ -203,7 +203,31 @@ def _table(rec: RecoveryFacts, facts: dict[str, Any]) -> dict[str, Any] | None:
             "discards": (plan.get("discarded_by_rollback") or {}).get("snapshots", 0),
             "named": plan.get("rollback_target"),
         }
+    elif rec.rollback_to:
+        # no savepoint to judge the target against (or no snapshot matching it): the record still
+        # says which snapshot the operator named, so the ledger row explains the rollback after it
+        out["rollback"] = {"needed": None, "named": _named_only(rec)}
     return out
+
+
+def _named_only(rec: RecoveryFacts) -> dict[str, Any]:
+    """``--rollback-to`` resolved on the branch's ancestry (a snapshot id) or the table's refs,
+    without a verdict on it (``valid`` is None: no restore point to compare it with)."""
+    text = str(rec.rollback_to).strip()
+    on_branch = {s.get("snapshot_id") for s in rec.ancestry}
+    refs = (rec.facts.get("iceberg") or {}).get("refs") or {}
+    snapshot_id: int | None = None
+    via = "snapshot id"
+    if isinstance(refs, dict) and isinstance(refs.get(text), dict):
+        snapshot_id, via = refs[text].get("snapshot_id"), f"{refs[text].get('type', 'ref')} {text}"
+    elif text.lstrip("-").isdigit() and int(text) in on_branch:
+        snapshot_id = int(text)
+    reason = (
+        "no savepoint to judge it against"
+        if snapshot_id is not None
+        else f"{text!r} is not a snapshot id or ref on the branch's ancestry"
+    )
+    return {"named": text, "via": via, "snapshot_id": snapshot_id, "valid": None, "reason": reason}
 
 
 def _since(rec: RecoveryFacts, facts: dict[str, Any], since_ms: int | None) -> dict[str, Any] | None:

@@ -60,7 +60,7 @@ def ledger_row(record: EvidenceRecord, verb: str, note: str | None, recorded_at:
     replay = plan.get("replay") or {}
     matching = plan.get("matching_snapshot") or {}
     rollback = table.get("rollback") or {}
-    named = plan.get("rollback_target") or {}
+    named = plan.get("rollback_target") or rollback.get("named") or {}
     declared = result.contract.data.get("table") or {}
     rules = [f.rule for f in result.reasons]
     if named.get("snapshot_id") is not None:
