@@ -30,10 +30,12 @@ setup: $(VENV)/.installed .cache/npm/.installed
 # a local SQLite Iceberg catalog, local Spark), then a savepoint recorded from a real Flink job
 # inspected and gated (no Flink cluster needed). Runtime extras only; the lake in
 # contracts/examples/.lake is rebuilt each time (fresh as of now) and dates the recorded savepoints
-# in .lake/savepoints. Each step prints its exit code and the one it must have: check 1 (two of
-# the examples are broken on purpose), inspect 0, the gate 0 (allow) for the running job's
-# savepoint, recorded in the recovery ledger (`--record`, then one query of the ledger), and 1
-# (deny, SW-STATE-009) for a build whose dedup uid the contract does not declare.
+# in .lake/savepoints. Each step prints its exit code and the one it must have: inspect 0, the
+# gate 0 (allow) for the running job's savepoint, recorded in the recovery ledger (`--record`,
+# then one query of the ledger), 1 (deny, SW-STATE-009) for a build whose dedup uid the contract
+# does not declare, and check 1 (two of the examples are broken on purpose). The gates run first,
+# right after the lake is built: the table's newest commit is judged against its 5-minute commit
+# interval, and the check's Spark scans can take minutes on a slow machine.
 # The recipe fails only when a step exits otherwise.
 SW_DEMO = SPARK_LOCAL_IP=$${SPARK_LOCAL_IP:-127.0.0.1} $(abspath $(VENV))/bin/streamwarden
 # $(1): the exit code the step must have; $(2): the arguments, run in contracts/examples
@@ -46,12 +48,12 @@ demo:
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
 	$(PIP) install -e ".[iceberg,spark]"
 	$(PY) scripts/make_example_lake.py
-	$(call demo_step,1,check --env local)
 	$(call demo_step,0,savepoint inspect orders-enrichment/savepoints/before-rename/savepoint-* --contract orders-enrichment/contract.yaml)
 	$(call demo_step,0,gate orders-enrichment --env local --restore-from .lake/savepoints/before-rename/savepoint-* --record --note "make demo")
 	@cd contracts/examples && echo '$$ python scripts/ledger_query.py orders-enrichment' && \
 	  $(abspath $(PY)) ../../scripts/ledger_query.py orders-enrichment --root . && echo
 	$(call demo_step,1,gate orders-enrichment --env local --restore-from .lake/savepoints/dedup-typo/savepoint-*)
+	$(call demo_step,1,check --env local)
 
 # The Flink test cluster lives in its own venv (apache-flink cannot share one with pyiceberg);
 # installing it ahead of pytest keeps the first cluster test from paying for it. It also fetches

@@ -70,17 +70,17 @@ def test_the_recorded_savepoints_are_documented_with_their_origin() -> None:
 def test_the_demo_runs_every_verb_with_the_exit_codes_the_makefile_expects() -> None:
     steps = demo_steps()
     assert [args[:2] for _, args in steps] == [
-        ["check", "--env"],
         ["savepoint", "inspect"],
         ["gate", "orders-enrichment"],
         ["gate", "orders-enrichment"],
+        ["check", "--env"],
     ]
-    assert [code for code, _ in steps] == [1, 0, 0, 1]
+    assert [code for code, _ in steps] == [0, 0, 1, 1]
 
 
 def test_inspect_shows_the_recorded_operators_matched_to_the_contract(lake: tuple[Path, str]) -> None:
     root, now = lake
-    (code, args) = demo_steps()[1]
+    (code, args) = demo_steps()[0]
     p = run(root, now, args)
     assert p.code == code == 0, p
     doc = run(root, now, args, "--format", "json").json()
@@ -100,7 +100,7 @@ def test_inspect_shows_the_recorded_operators_matched_to_the_contract(lake: tupl
 
 def test_the_gate_allows_the_running_jobs_savepoint(lake: tuple[Path, str]) -> None:
     root, now = lake
-    (code, args) = demo_steps()[2]
+    (code, args) = demo_steps()[1]
     p = run(root, now, args)
     assert p.code == code == 0, p
     assert p.stdout.startswith("gate: ALLOW orders-enrichment in local")
@@ -117,7 +117,7 @@ def test_the_gate_allows_the_running_jobs_savepoint(lake: tuple[Path, str]) -> N
 
 def test_the_gate_denies_the_savepoint_whose_dedup_uid_the_contract_does_not_declare(lake: tuple[Path, str]) -> None:
     root, now = lake
-    (code, args) = demo_steps()[3]
+    (code, args) = demo_steps()[2]
     p = run(root, now, args)
     assert p.code == code == 1, p
     assert p.stdout.startswith("gate: DENY orders-enrichment in local")
@@ -131,7 +131,7 @@ def test_the_gate_denies_the_savepoint_whose_dedup_uid_the_contract_does_not_dec
 
 def test_the_markdown_gate_draws_the_recorded_timeline(lake: tuple[Path, str]) -> None:
     root, now = lake
-    (_, args) = demo_steps()[2]
+    (_, args) = demo_steps()[1]
     md = run(root, now, args, "--format", "markdown").stdout
     rec = origin()["savepoints"]["before-rename"]
     block = md.split("```mermaid\n", 1)[1].split("\n```", 1)[0]
