@@ -24,8 +24,10 @@ from __future__ import annotations
 
 import http.client
 import socket
+import ssl
 from collections.abc import Iterator, Mapping
 from contextvars import ContextVar
+from dataclasses import dataclass
 from typing import Any
 
 import requests
@@ -34,6 +36,7 @@ from requests.adapters import HTTPAdapter
 from urllib3.connection import HTTPConnection, HTTPSConnection
 from urllib3.connectionpool import HTTPConnectionPool, HTTPSConnectionPool
 
+from streamwarden.core import secrets
 from streamwarden.core.serverhttp import Deadline
 
 CHUNK = 256 * 1024
@@ -202,3 +205,34 @@ def truncated(causes_of: list[BaseException]) -> tuple[int, int | None] | None:
             got = cause.partial if isinstance(cause.partial, int) else len(cause.partial)
             return got, (got + cause.expected if isinstance(cause.expected, int) else None)
     return None
+
+
+@dataclass(frozen=True)
+class Failure:
+    """Why a request got no usable answer, told from what ``requests`` raised (its causes):
+    ``kind`` is ``truncated`` (``got`` bytes of ``announced``), ``timeout``, ``tls`` or
+    ``unreachable``; ``detail`` (tls, unreachable) is the reason, scrubbed and cut. Each client
+    (OPA, the REST catalog, notify) words it for its own reader."""
+
+    kind: str
+    detail: str = ""
+    got: int = 0
+    announced: int | None = None
+
+
+def failure_of(exc: Exception, limit: int = 200) -> Failure:
+    found = list(causes(exc))
+    cut = truncated(found)
+    if cut is not None:
+        return Failure("truncated", got=cut[0], announced=cut[1])
+    if any(is_timeout(c) for c in found):
+        return Failure("timeout")
+    for cause in found:
+        if isinstance(cause, ssl.SSLError):
+            why = str(cause.reason or cause)
+            if isinstance(cause, ssl.SSLCertVerificationError) and cause.verify_message:
+                why += f" ({cause.verify_message})"  # what failed: self-signed, a hostname mismatch...
+            return Failure("tls", secrets.cut(why, limit))
+    failed = next((c for c in found if isinstance(c, OSError) and c.strerror), None)
+    text = failed.strerror.lower() if failed is not None and failed.strerror else str(exc) or type(exc).__name__
+    return Failure("unreachable", secrets.cut(text, limit))

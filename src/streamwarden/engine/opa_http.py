@@ -43,7 +43,7 @@ from opa_client.opa import OpaClient  # type: ignore[import-untyped,unused-ignor
 from requests.auth import AuthBase
 
 from streamwarden.core import secrets
-from streamwarden.core.boundedhttp import BoundedAdapter, causes, is_timeout, read_capped, truncated
+from streamwarden.core.boundedhttp import BoundedAdapter, failure_of, read_capped
 from streamwarden.core.serverhttp import TOO_DEEP, loads_server_json, too_deep
 
 DEFAULT_TIMEOUT_S = 30.0
@@ -200,23 +200,15 @@ class OpaAdapter(BoundedAdapter):
         return OpaHttpError("http", f"{shown} answered HTTP {status}{suffix}", status)
 
     def request_error(self, exc: Exception, shown: str) -> OpaHttpError:
-        found = list(causes(exc))
-        cut = truncated(found)
-        if cut is not None:
-            got, announced = cut
-            of = f" of {announced}" if announced is not None else ""
-            return OpaHttpError("truncated", f"{shown} closed the connection after {got}{of} bytes")
-        if any(is_timeout(c) for c in found):
+        failure = failure_of(exc, _ERROR_LINE)
+        if failure.kind == "truncated":
+            of = f" of {failure.announced}" if failure.announced is not None else ""
+            return OpaHttpError("truncated", f"{shown} closed the connection after {failure.got}{of} bytes")
+        if failure.kind == "timeout":
             return self.timed_out(shown)
-        for cause in found:
-            if isinstance(cause, ssl.SSLError):
-                why = str(cause.reason or cause)
-                if isinstance(cause, ssl.SSLCertVerificationError) and cause.verify_message:
-                    why += f" ({cause.verify_message})"  # what failed: self-signed, a hostname mismatch...
-                return OpaHttpError("tls", f"TLS error talking to {self.shown}: {why}")
-        failed = next((c for c in found if isinstance(c, OSError) and c.strerror), None)
-        text = failed.strerror.lower() if failed is not None and failed.strerror else str(exc) or type(exc).__name__
-        return OpaHttpError("unreachable", f"cannot reach {self.shown} ({secrets.cut(text, _ERROR_LINE)})")
+        if failure.kind == "tls":
+            return OpaHttpError("tls", f"TLS error talking to {self.shown}: {failure.detail}")
+        return OpaHttpError("unreachable", f"cannot reach {self.shown} ({failure.detail})")
 
     def timed_out(self, shown: str) -> OpaHttpError:
         return OpaHttpError("timeout", f"no whole answer from {shown} within {self.timeout_s:g}s")

@@ -40,7 +40,7 @@ import requests
 from requests.adapters import HTTPAdapter
 
 from streamwarden.core import secrets
-from streamwarden.core.boundedhttp import BoundedAdapter, causes, is_timeout, read_capped, truncated
+from streamwarden.core.boundedhttp import BoundedAdapter, failure_of, read_capped
 from streamwarden.core.serverhttp import too_deep
 
 DEFAULT_TIMEOUT_S = 30.0
@@ -183,17 +183,15 @@ class RestAdapter(BoundedAdapter):
         return RestHttpError(f"the catalog is unreachable: no whole answer from {shown} within {self.timeout_s:g}s")
 
     def request_error(self, exc: Exception, shown: str) -> Exception:
-        found = list(causes(exc))
-        cut = truncated(found)
-        if cut is not None:
-            got, announced = cut
-            of = f" of {announced}" if announced is not None else ""
-            return RestHttpError(f"{shown} closed the connection after {got}{of} bytes")
-        if any(is_timeout(c) for c in found):
+        failure = failure_of(exc)
+        if failure.kind == "truncated":
+            of = f" of {failure.announced}" if failure.announced is not None else ""
+            return RestHttpError(f"{shown} closed the connection after {failure.got}{of} bytes")
+        if failure.kind == "timeout":
             return self.timed_out(shown)
-        failed = next((c for c in found if isinstance(c, OSError) and c.strerror), None)
-        text = failed.strerror.lower() if failed is not None and failed.strerror else str(exc) or type(exc).__name__
-        return RestHttpError(f"the catalog is unreachable: cannot reach {shown} ({secrets.cut(text, 200)})")
+        if failure.kind == "tls":  # a catalog that cannot be trusted cannot be read
+            return RestHttpError(f"the catalog is unreachable: TLS error talking to {shown}: {failure.detail}")
+        return RestHttpError(f"the catalog is unreachable: cannot reach {shown} ({failure.detail})")
 
     def answer(self, response: requests.Response, shown: str) -> requests.Response:
         status = response.status_code

@@ -21,7 +21,6 @@ from __future__ import annotations
 import fnmatch
 import json
 import os
-import ssl
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -32,7 +31,7 @@ from requests.auth import AuthBase
 from streamwarden import __version__
 from streamwarden.contracts.config import NotifyTarget
 from streamwarden.core import secrets
-from streamwarden.core.boundedhttp import BoundedAdapter, causes, is_timeout, read_capped, truncated
+from streamwarden.core.boundedhttp import BoundedAdapter, failure_of, read_capped
 from streamwarden.core.errors import InputError
 
 MAX_ANSWER_BYTES = 64 * 1024  # a webhook's answer is an acknowledgement: nothing of it is used
@@ -91,18 +90,14 @@ class NotifyAdapter(BoundedAdapter):
         return response
 
     def request_error(self, exc: Exception, shown: str) -> NotifyError:
-        found = list(causes(exc))
-        cut = truncated(found)
-        if cut is not None:
-            return NotifyError("truncated", f"{shown} closed the connection after {cut[0]} bytes of its answer")
-        if any(is_timeout(c) for c in found):
+        failure = failure_of(exc, _ERROR_LINE)
+        if failure.kind == "truncated":
+            return NotifyError("truncated", f"{shown} closed the connection after {failure.got} bytes of its answer")
+        if failure.kind == "timeout":
             return self.timed_out(shown)
-        for cause in found:
-            if isinstance(cause, ssl.SSLError):
-                return NotifyError("tls", f"TLS error talking to {shown}: {secrets.cut(str(cause), _ERROR_LINE)}")
-        failed = next((c for c in found if isinstance(c, OSError) and c.strerror), None)
-        text = failed.strerror.lower() if failed is not None and failed.strerror else str(exc) or type(exc).__name__
-        return NotifyError("unreachable", f"cannot reach {shown} ({secrets.cut(text, _ERROR_LINE)})")
+        if failure.kind == "tls":
+            return NotifyError("tls", f"TLS error talking to {shown}: {failure.detail}")
+        return NotifyError("unreachable", f"cannot reach {shown} ({failure.detail})")
 
     def timed_out(self, shown: str) -> NotifyError:
         return NotifyError("timeout", f"no whole answer from {shown} within {self.timeout_s:g}s")
