@@ -211,6 +211,20 @@ def test_a_rollback_the_ledger_explains_is_not_reported(tmp_path: Path) -> None:
     )  # fmt: skip
     assert recorded.code == 0, recorded
     assert "recorded decision" in recorded.stderr, recorded
+    named = recorded.json()["table"]["rollback"]["named"]
+    assert (named["snapshot_id"], named["valid"]) == (ids[0], None), named
+    md = sw(
+        "evidence",
+        "orders-enrichment",
+        "--env",
+        "lake",
+        "--now",
+        _now(lake),
+        "--rollback-to",
+        str(ids[0]),
+        cwd=lake.root,
+    )
+    assert f"Rollback target named: `{ids[0]}`: snapshot **{ids[0]}** (snapshot id)" in md.stdout, md.stdout
 
     r, found = _check(lake)
     assert found == [], r

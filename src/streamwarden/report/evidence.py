@@ -160,7 +160,19 @@ def _table_md(table: dict[str, Any] | None, duplicates: bool) -> list[str]:
     plan = table.get("plan") or {}
     out.append(f"{md_code(str(table['catalog']) + '.' + str(table['identifier']))} branch {md_code(table['branch'])}.")
     if plan.get("status") not in ("behind", "current"):
-        return [*out, "", f"Cannot match the savepoint to the table: {cell(plan.get('reason') or 'no savepoint')}."]
+        out += ["", f"Cannot match the savepoint to the table: {cell(plan.get('reason') or 'no savepoint')}."]
+        named = (table.get("rollback") or {}).get("named") or {}
+        if named:  # --rollback-to with nothing to judge it against: what the operator named, as resolved
+            where = (
+                f"snapshot **{cell(named['snapshot_id'])}** ({cell(named['via'])})"
+                if named.get("snapshot_id")
+                else None
+            )
+            out += [
+                "",
+                f"Rollback target named: {md_code(named['named'])}: {where or 'not found'}; {cell(named['reason'])}.",
+            ]
+        return out
     match = plan.get("matching_snapshot")
     rep = plan["replay"]
     idem = plan.get("idempotence") or {}
