@@ -20,6 +20,7 @@ import socket
 import ssl
 import threading
 import urllib.request
+import zlib
 from collections.abc import Callable, Iterable
 from typing import Any
 
@@ -169,3 +170,28 @@ def opener(ssl_context: ssl.SSLContext | None = None) -> urllib.request.OpenerDi
     return urllib.request.build_opener(
         urllib.request.ProxyHandler(), NoRedirect(), DeadlineHTTPHandler(), DeadlineHTTPSHandler(ssl_context)
     )
+
+
+INFLATE_WBITS = {"gzip": 16 + zlib.MAX_WBITS, "x-gzip": 16 + zlib.MAX_WBITS, "deflate": zlib.MAX_WBITS}
+
+
+class InflateError(Exception):
+    """``kind``: ``corrupt`` (the body does not inflate) or ``too_large`` (past the cap)."""
+
+    def __init__(self, kind: str) -> None:
+        super().__init__(kind)
+        self.kind = kind
+
+
+def inflate_capped(body: bytes, coding: str, cap: int) -> bytes:
+    """``body`` inflated (``coding``: a key of ``INFLATE_WBITS``), at most ``cap`` bytes: a small
+    bomb is refused once it passes the cap, never inflated whole. Shared by every reader of a
+    compressed server answer or file (Flink REST, the REST catalog, previous metadata files)."""
+    try:
+        inflater = zlib.decompressobj(INFLATE_WBITS[coding])
+        out = inflater.decompress(body, cap + 1)
+    except zlib.error:
+        raise InflateError("corrupt") from None
+    if len(out) > cap or inflater.unconsumed_tail:
+        raise InflateError("too_large")
+    return out

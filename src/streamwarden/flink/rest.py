@@ -22,7 +22,6 @@ import time
 import urllib.error
 import urllib.parse
 import urllib.request
-import zlib
 from collections.abc import Callable, Iterable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
@@ -30,7 +29,16 @@ from pathlib import Path
 from typing import Any, TypeVar
 
 from streamwarden.core import secrets as _secrets
-from streamwarden.core.serverhttp import TOO_DEEP, Deadline, loads_server_json, opener, too_deep
+from streamwarden.core.serverhttp import (
+    INFLATE_WBITS,
+    TOO_DEEP,
+    Deadline,
+    InflateError,
+    inflate_capped,
+    loads_server_json,
+    opener,
+    too_deep,
+)
 
 DEFAULT_TIMEOUT_MS = 10_000
 DEFAULT_RETRIES = 2
@@ -283,20 +291,17 @@ class FlinkRestClient:
         coding = encoding.strip().lower()
         if coding in ("", "identity"):
             return body
-        if coding not in ("gzip", "x-gzip", "deflate"):
+        if coding not in INFLATE_WBITS:
             named = _secrets.cut(coding, 40)
             raise RestError("not_json", f"{shown} answered with Content-Encoding {named}, which is not read")
         cap = self.settings.max_bytes
-        wbits = zlib.MAX_WBITS | 32 if coding != "deflate" else zlib.MAX_WBITS  # 32: gzip or zlib header
         try:
-            inflater = zlib.decompressobj(wbits)
-            plain = inflater.decompress(body, cap + 1)
-        except zlib.error:
-            raise RestError("not_json", f"{shown} answered a {coding} body that does not inflate") from None
-        if len(plain) > cap:
+            return inflate_capped(body, coding, cap)
+        except InflateError as exc:
+            if exc.kind == "corrupt":
+                raise RestError("not_json", f"{shown} answered a {coding} body that does not inflate") from None
             too_much = f"{shown} answered more than {_size_text(cap)} once inflated; refusing to read it"
-            raise RestError("too_large", too_much)
-        return plain
+            raise RestError("too_large", too_much) from None
 
     def _parse(self, body: bytes, ctype: str, shown: str) -> Any:
         try:

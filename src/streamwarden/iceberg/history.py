@@ -10,12 +10,12 @@ time and summary (so a snapshot that left the ancestry and was expired since is 
 
 from __future__ import annotations
 
-import gzip
 import json
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from streamwarden.core.serverhttp import InflateError, inflate_capped
 from streamwarden.iceberg import MAIN_BRANCH
 from streamwarden.iceberg.lineage import JOB_ID
 
@@ -70,11 +70,11 @@ def read_metadata_json(io: Any, location: str, cap: int = MAX_METADATA_BYTES) ->
         raise MetadataReadError(f"larger than {cap} bytes")
     if data[:2] == b"\x1f\x8b":
         try:
-            data = gzip.decompress(data)
-        except Exception as exc:
-            raise MetadataReadError(f"not gzip: {exc}") from exc
-        if len(data) > cap:
-            raise MetadataReadError(f"larger than {cap} bytes once decompressed")
+            data = inflate_capped(data, "gzip", cap)  # a bomb stops at the cap, never inflated whole
+        except InflateError as exc:
+            if exc.kind == "corrupt":
+                raise MetadataReadError("not gzip: the file does not inflate") from None
+            raise MetadataReadError(f"larger than {cap} bytes once decompressed") from None
     try:
         doc = json.loads(data)
     except ValueError as exc:

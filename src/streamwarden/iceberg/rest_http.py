@@ -28,7 +28,6 @@ from __future__ import annotations
 
 import json
 import threading
-import zlib
 from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 from contextvars import ContextVar
@@ -41,12 +40,11 @@ from requests.adapters import HTTPAdapter
 
 from streamwarden.core import secrets
 from streamwarden.core.boundedhttp import BoundedAdapter, failure_of, read_capped
-from streamwarden.core.serverhttp import too_deep
+from streamwarden.core.serverhttp import INFLATE_WBITS, InflateError, inflate_capped, too_deep
 
 DEFAULT_TIMEOUT_S = 30.0
 MAX_ANSWER_BYTES = 64 * 1024 * 1024  # a table's metadata with its snapshot log may be tens of MiB
 MAX_JSON_DEPTH = 256  # a schema's nested types: three JSON levels for each struct level
-_INFLATE = {"gzip": 16 + zlib.MAX_WBITS, "x-gzip": 16 + zlib.MAX_WBITS, "deflate": zlib.MAX_WBITS}
 
 
 class RestHttpError(Exception):
@@ -209,8 +207,8 @@ class RestAdapter(BoundedAdapter):
         if len(body) > cap:
             raise self._too_large(shown)
         encoding = str(response.headers.get("Content-Encoding") or "identity").strip().lower()
-        if encoding in _INFLATE:
-            body = self._inflate(body, _INFLATE[encoding], shown)
+        if encoding in INFLATE_WBITS:
+            body = self._inflate(body, encoding, shown)
         elif encoding not in ("", "identity"):
             raise RestHttpError(
                 f"{shown} answered in the content encoding {secrets.cut(encoding, 40)!r}, "
@@ -224,16 +222,13 @@ class RestAdapter(BoundedAdapter):
             del response.headers["Content-Encoding"]
         return response
 
-    def _inflate(self, body: bytes, wbits: int, shown: str) -> bytes:
-        cap = self.settings.cap
+    def _inflate(self, body: bytes, coding: str, shown: str) -> bytes:
         try:
-            inflater = zlib.decompressobj(wbits)
-            out = inflater.decompress(body, cap + 1)
-        except zlib.error:
-            raise RestHttpError(f"{shown} answered a compressed body that cannot be inflated") from None
-        if len(out) > cap or inflater.unconsumed_tail:
-            raise self._too_large(shown, inflated=True)
-        return out
+            return inflate_capped(body, coding, self.settings.cap)
+        except InflateError as exc:
+            if exc.kind == "corrupt":
+                raise RestHttpError(f"{shown} answered a compressed body that cannot be inflated") from None
+            raise self._too_large(shown, inflated=True) from None
 
     def _check_depth(self, body: bytes, shown: str) -> None:
         try:
