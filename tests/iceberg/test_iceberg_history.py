@@ -79,3 +79,20 @@ def test_metadata_files_are_read_gzipped_and_capped(tmp_path: Path) -> None:
     (tmp_path / "bad.metadata.json").write_text("[1]", encoding="utf-8")
     with pytest.raises(MetadataReadError, match="not a JSON object"):
         read_metadata_json(_io(), (tmp_path / "bad.metadata.json").as_uri())
+
+
+def test_a_gzip_bomb_is_refused_at_the_cap_not_inflated_whole(tmp_path: Path) -> None:
+    """A 0.2 MiB file that inflates to 256 MiB, read with a 1 MiB cap: refused once the cap is
+    passed. The reader inflated it whole first (256 MiB in memory), then compared the size."""
+    import tracemalloc
+
+    bomb = tmp_path / "00009-bomb.gz.metadata.json"
+    bomb.write_bytes(gzip.compress(b" " * (256 * 1024 * 1024), compresslevel=9))
+    tracemalloc.start()
+    try:
+        with pytest.raises(MetadataReadError, match="once decompressed"):
+            read_metadata_json(_io(), bomb.as_uri(), cap=1024 * 1024)
+        _, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    assert peak < 32 * 1024 * 1024, f"peak {peak / 2**20:.0f} MiB while refusing the bomb"
