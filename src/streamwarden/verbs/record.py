@@ -88,7 +88,7 @@ def ledger_row(record: EvidenceRecord, verb: str, note: str | None, recorded_at:
         "replay_snapshot_ids": list(replay.get("snapshot_ids") or []),
         "duplicate_risk": _duplicate_risk(record, plan, replay),
         "rollback_target_snapshot_id": target,
-        "consumers": _consumers(data.get("consumers") or [], matching, result.now_ms),
+        "consumers": _consumers(data.get("consumers") or [], data.get("notices") or []),
         "notified": [str(n) for n in data.get("notified") or []],
         "note": note,
         # the record as its JSON renderer keeps it, scrubbed of every secret this run registered
@@ -111,23 +111,20 @@ def _duplicate_risk(record: EvidenceRecord, plan: Mapping[str, Any], replay: Map
     return "idempotent" if (plan.get("idempotence") or {}).get("idempotent") else "replay"
 
 
-def _consumers(consumers: list[Mapping[str, Any]], matching: Mapping[str, Any], now_ms: int) -> list[dict[str, Any]]:
-    """Each consumer with its promised freshness and what a restore to the matching snapshot
-    breaks of it: the age of that snapshot at the decision's time beyond the promise (0: kept;
-    None: no promise or no snapshot)."""
-    restored = matching.get("timestamp_ms")
+def _consumers(consumers: list[Mapping[str, Any]], notices: list[Mapping[str, Any]]) -> list[dict[str, Any]]:
+    """Each consumer with its promised freshness and what the decision breaks of it: the notice's
+    ``freshness.over_promise_ms`` (verbs/notices.py, the one reckoning: the age of the state to
+    trust at the decision's time beyond the promise; 0: kept; None: no promise or no snapshot)."""
+    lost = {(n.get("consumer") or {}).get("name"): (n.get("freshness") or {}).get("over_promise_ms") for n in notices}
     out = []
     for c in consumers:
         promise = c.get("freshness_ms")
-        lost = None
-        if isinstance(promise, int) and isinstance(restored, int):
-            lost = max(0, now_ms - restored - promise)
         out.append(
             {
                 "name": c.get("name"),
                 "contact": c.get("contact"),
                 "freshness": format_duration(promise) if isinstance(promise, int) else None,
-                "freshness_lost_ms": lost,
+                "freshness_lost_ms": lost.get(c.get("name")),
             }
         )
     return out
